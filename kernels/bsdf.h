@@ -1,0 +1,307 @@
+// BSDFs in the local shading frame (normal = +z). f excludes the cosine; pdf is per solid angle.
+// Lambert, conductor (mirror / GGX with height-correlated Smith and visible-normal sampling),
+// dielectric (smooth / Walter et al. rough GGX BTDF) and glTF metallic-roughness.
+#pragma once
+#include "scene_view.h"
+
+namespace wp {
+
+struct BsdfSample {
+    vec3 wi;
+    vec3 f;
+    float pdf;
+    bool delta;
+};
+
+// Material parameters resolved at a hit (after textures).
+struct MatParams {
+    MatType type;
+    vec3 color;       // albedo / conductor F0 / dielectric tint / base color
+    float alpha;      // GGX alpha (roughness^2 for principled)
+    float ior;        // dielectric IOR
+    float metallic;
+    bool complex_ior;
+    vec3 eta, k;
+};
+
+WP_HD bool is_delta(const MatParams& m) {
+    return (m.type == MatType::Conductor || m.type == MatType::Dielectric) && m.alpha < 1e-4f;
+}
+
+// ---- sampling helpers ----
+WP_HD vec2 sample_disk_concentric(vec2 u) {
+    vec2 o = 2.0f * u - vec2(1.0f);
+    if (o.x == 0.0f && o.y == 0.0f) return vec2(0.0f);
+    float r, th;
+    if (fabsf(o.x) > fabsf(o.y)) {
+        r = o.x;
+        th = (kPi / 4.0f) * (o.y / o.x);
+    } else {
+        r = o.y;
+        th = (kPi / 2.0f) - (kPi / 4.0f) * (o.x / o.y);
+    }
+    return r * vec2(cosf(th), sinf(th));
+}
+// Cosine-weighted hemisphere, square-root form (no acos): z = sqrt(1 - u1).
+WP_HD vec3 sample_cosine_hemisphere(vec2 u) {
+    float r = sqrtf(u.x);
+    float phi = 2.0f * kPi * u.y;
+    return vec3(r * cosf(phi), r * sinf(phi), sqrtf(glm::max(0.0f, 1.0f - u.x)));
+}
+WP_HD vec3 sample_uniform_sphere(vec2 u) {
+    float z = 1.0f - 2.0f * u.x;
+    float r = safe_sqrt(1.0f - z * z);
+    float phi = 2.0f * kPi * u.y;
+    return vec3(r * cosf(phi), r * sinf(phi), z);
+}
+WP_HD float power_heuristic(float a, float b) {
+    float a2 = a * a, b2 = b * b;
+    return a2 + b2 > 0.0f ? a2 / (a2 + b2) : 0.0f;
+}
+
+// ---- Fresnel ----
+WP_HD vec3 schlick(vec3 f0, float cos_t) {
+    float m = glm::clamp(1.0f - cos_t, 0.0f, 1.0f);
+    float m2 = m * m;
+    return f0 + (vec3(1.0f) - f0) * (m2 * m2 * m);
+}
+// Unpolarised dielectric Fresnel; eta = n_t / n_i for a ray arriving on the +z side.
+WP_HD float fresnel_dielectric(float cos_i, float eta) {
+    cos_i = glm::clamp(cos_i, -1.0f, 1.0f);
+    if (cos_i < 0.0f) {
+        eta = 1.0f / eta;
+        cos_i = -cos_i;
+    }
+    float sin2_t = (1.0f - cos_i * cos_i) / (eta * eta);
+    if (sin2_t >= 1.0f) return 1.0f;
+    float cos_t = safe_sqrt(1.0f - sin2_t);
+    float rpar = (eta * cos_i - cos_t) / (eta * cos_i + cos_t);
+    float rper = (cos_i - eta * cos_t) / (cos_i + eta * cos_t);
+    return 0.5f * (rpar * rpar + rper * rper);
+}
+// Conductor Fresnel from complex IOR eta + i k, per channel (exact, as in pbrt-v4 FrComplex).
+WP_HD float fresnel_complex1(float cos_i, float eta, float k) {
+    cos_i = glm::clamp(cos_i, 0.0f, 1.0f);
+    float sin2 = 1.0f - cos_i * cos_i;
+    // complex arithmetic by hand: eta_c = eta + i k
+    float e2r = eta * eta - k * k, e2i = 2.0f * eta * k;          // eta_c^2
+    float s2r = sin2 / (e2r * e2r + e2i * e2i) * e2r;             // sin2 / eta_c^2
+    float s2i = -sin2 / (e2r * e2r + e2i * e2i) * e2i;
+    float cr = 1.0f - s2r, ci = -s2i;                              // cos2_t = 1 - sin2_t
+    float mag = sqrtf(cr * cr + ci * ci);                           // sqrt(cos2_t)
+    float ctr = sqrtf(glm::max(0.0f, 0.5f * (mag + cr)));
+    float cti = copysignf(sqrtf(glm::max(0.0f, 0.5f * (mag - cr))), ci);
+    // r_parl = (eta cos_i - cos_t) / (eta cos_i + cos_t)
+    float ecr = eta * cos_i, eci = k * cos_i;
+    float ar = ecr - ctr, ai = eci - cti, br = ecr + ctr, bi = eci + cti;
+    float rparl = (ar * ar + ai * ai) / (br * br + bi * bi);
+    // r_perp = (cos_i - eta cos_t) / (cos_i + eta cos_t)
+    float ectr = eta * ctr - k * cti, ecti = eta * cti + k * ctr;
+    ar = cos_i - ectr;
+    ai = -ecti;
+    br = cos_i + ectr;
+    bi = ecti;
+    float rperp = (ar * ar + ai * ai) / (br * br + bi * bi);
+    return 0.5f * (rparl + rperp);
+}
+
+// ---- GGX (isotropic Trowbridge-Reitz) ----
+WP_HD float ggx_D(vec3 wm, float a) {
+    float c2 = wm.z * wm.z;
+    if (c2 <= 0.0f) return 0.0f;
+    float a2 = a * a;
+    float d = c2 * (a2 - 1.0f) + 1.0f;
+    return a2 / (kPi * d * d);
+}
+WP_HD float ggx_lambda(vec3 w, float a) {
+    float c2 = w.z * w.z;
+    if (c2 <= 0.0f) return 0.0f;
+    float t2 = glm::max(0.0f, 1.0f - c2) / c2;
+    return 0.5f * (sqrtf(1.0f + a * a * t2) - 1.0f);
+}
+WP_HD float ggx_G1(vec3 w, float a) { return 1.0f / (1.0f + ggx_lambda(w, a)); }
+WP_HD float ggx_G2(vec3 wo, vec3 wi, float a) { return 1.0f / (1.0f + ggx_lambda(wo, a) + ggx_lambda(wi, a)); }
+// Density of visible normals for wo (wo.z > 0).
+WP_HD float ggx_pdf_vndf(vec3 wo, vec3 wm, float a) {
+    float cos_o = fabsf(wo.z);
+    if (cos_o == 0.0f) return 0.0f;
+    return ggx_G1(wo, a) * fabsf(glm::dot(wo, wm)) * ggx_D(wm, a) / cos_o;
+}
+// Visible normal sampling (Heitz 2018, "Sampling the GGX Distribution of Visible Normals").
+WP_HD vec3 ggx_sample_vndf(vec3 wo, float a, vec2 u) {
+    vec3 vh = glm::normalize(vec3(a * wo.x, a * wo.y, wo.z));
+    if (vh.z < 0.0f) vh = -vh;
+    float len2 = vh.x * vh.x + vh.y * vh.y;
+    vec3 t1 = len2 > 0.0f ? vec3(-vh.y, vh.x, 0.0f) * (1.0f / sqrtf(len2)) : vec3(1.0f, 0.0f, 0.0f);
+    vec3 t2 = glm::cross(vh, t1);
+    float r = sqrtf(u.x);
+    float phi = 2.0f * kPi * u.y;
+    float p1 = r * cosf(phi), p2 = r * sinf(phi);
+    float s = 0.5f * (1.0f + vh.z);
+    p2 = (1.0f - s) * safe_sqrt(1.0f - p1 * p1) + s * p2;
+    vec3 nh = p1 * t1 + p2 * t2 + safe_sqrt(1.0f - p1 * p1 - p2 * p2) * vh;
+    return glm::normalize(vec3(a * nh.x, a * nh.y, glm::max(1e-6f, nh.z)));
+}
+
+WP_HD vec3 reflect_local(vec3 wo, vec3 n) { return -wo + 2.0f * glm::dot(wo, n) * n; }
+// Refract wi about n (same side as wi); eta = n_t / n_i. Returns false on total internal reflection.
+WP_HD bool refract_local(vec3 wi, vec3 n, float eta, vec3& wt) {
+    float cos_i = glm::dot(n, wi);
+    float sin2_i = glm::max(0.0f, 1.0f - cos_i * cos_i);
+    float sin2_t = sin2_i / (eta * eta);
+    if (sin2_t >= 1.0f) return false;
+    float cos_t = safe_sqrt(1.0f - sin2_t);
+    wt = -wi / eta + (cos_i / eta - cos_t) * n;
+    return true;
+}
+
+WP_HD vec3 conductor_F(const MatParams& m, float cos_t) {
+    if (m.complex_ior)
+        return vec3(fresnel_complex1(cos_t, m.eta.x, m.k.x), fresnel_complex1(cos_t, m.eta.y, m.k.y),
+                    fresnel_complex1(cos_t, m.eta.z, m.k.z)) *
+               m.color;
+    return schlick(m.color, cos_t);
+}
+
+// glTF metallic-roughness: probability of choosing the specular lobe.
+WP_HD float principled_spec_prob(const MatParams& m) { return 0.5f + 0.5f * m.metallic; }
+
+// ---- evaluation ----
+WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
+    pdf = 0.0f;
+    switch (m.type) {
+        case MatType::Lambert: {
+            if (wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
+            pdf = wi.z * kInvPi;
+            return m.color * kInvPi;
+        }
+        case MatType::Conductor: {
+            if (m.alpha < 1e-4f || wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
+            vec3 wm = wo + wi;
+            if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
+            wm = glm::normalize(wm);
+            float dwo = glm::dot(wo, wm);
+            pdf = ggx_pdf_vndf(wo, wm, m.alpha) / (4.0f * fabsf(dwo));
+            return conductor_F(m, fabsf(dwo)) * (ggx_D(wm, m.alpha) * ggx_G2(wo, wi, m.alpha) / (4.0f * wo.z * wi.z));
+        }
+        case MatType::Dielectric: {
+            if (m.alpha < 1e-4f || wo.z == 0.0f || wi.z == 0.0f) return vec3(0.0f);
+            float cos_o = wo.z, cos_i = wi.z;
+            bool reflect = cos_o * cos_i > 0.0f;
+            float etap = 1.0f;
+            if (!reflect) etap = cos_o > 0.0f ? m.ior : 1.0f / m.ior;
+            vec3 wm = wi * etap + wo;
+            if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
+            wm = glm::normalize(wm);
+            if (wm.z < 0.0f) wm = -wm;
+            float dwi = glm::dot(wm, wi), dwo = glm::dot(wm, wo);
+            if (dwi * cos_i < 0.0f || dwo * cos_o < 0.0f) return vec3(0.0f);  // backfacing microfacet
+            float F = fresnel_dielectric(dwo, m.ior);
+            vec3 wo_up = cos_o > 0.0f ? wo : -wo;
+            float D = ggx_D(wm, m.alpha), G = ggx_G2(wo, wi, m.alpha);
+            if (reflect) {
+                pdf = ggx_pdf_vndf(wo_up, wm, m.alpha) / (4.0f * fabsf(dwo)) * F;
+                return vec3(D * G * F / fabsf(4.0f * cos_i * cos_o));
+            }
+            float denom = sqr(dwi + dwo / etap) * cos_i * cos_o;
+            float dwm_dwi = fabsf(dwi) / sqr(dwi + dwo / etap);
+            pdf = ggx_pdf_vndf(wo_up, wm, m.alpha) * dwm_dwi * (1.0f - F);
+            float ft = D * (1.0f - F) * G * fabsf(dwi * dwo / denom) / (etap * etap);
+            return m.color * ft;
+        }
+        case MatType::Principled: {
+            if (wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
+            vec3 wm = glm::normalize(wo + wi);
+            float vdoth = glm::max(0.0f, glm::dot(wo, wm));
+            float a = m.alpha;
+            float spec = ggx_D(wm, a) * ggx_G2(wo, wi, a) / (4.0f * wo.z * wi.z);
+            // glTF 2.0 appendix B: mix(fresnel_mix(dielectric), conductor_fresnel(metal), metallic)
+            float fd = 0.04f + 0.96f * schlick(vec3(0.0f), vdoth).x;  // Schlick with F0 = 0.04
+            vec3 diffuse = m.color * kInvPi;
+            vec3 dielectric = (1.0f - fd) * diffuse + vec3(fd * spec);
+            vec3 metal = schlick(m.color, vdoth) * spec;
+            float ps = principled_spec_prob(m);
+            pdf = ps * ggx_pdf_vndf(wo, wm, a) / (4.0f * vdoth + 1e-12f) + (1.0f - ps) * wi.z * kInvPi;
+            return (1.0f - m.metallic) * dielectric + m.metallic * metal;
+        }
+    }
+    return vec3(0.0f);
+}
+
+// ---- sampling ----
+WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSample& s) {
+    s.delta = false;
+    switch (m.type) {
+        case MatType::Lambert: {
+            if (wo.z <= 0.0f) return false;
+            s.wi = sample_cosine_hemisphere(u);
+            s.pdf = s.wi.z * kInvPi;
+            s.f = m.color * kInvPi;
+            return s.pdf > 0.0f;
+        }
+        case MatType::Conductor: {
+            if (wo.z <= 0.0f) return false;
+            if (m.alpha < 1e-4f) {
+                s.wi = vec3(-wo.x, -wo.y, wo.z);
+                s.pdf = 1.0f;
+                s.f = conductor_F(m, wo.z) / wo.z;
+                s.delta = true;
+                return true;
+            }
+            vec3 wm = ggx_sample_vndf(wo, m.alpha, u);
+            s.wi = reflect_local(wo, wm);
+            if (s.wi.z <= 0.0f) return false;
+            s.f = bsdf_eval(m, wo, s.wi, s.pdf);
+            return s.pdf > 0.0f;
+        }
+        case MatType::Dielectric: {
+            if (wo.z == 0.0f) return false;
+            if (m.alpha < 1e-4f) {
+                float F = fresnel_dielectric(wo.z, m.ior);
+                vec3 n(0.0f, 0.0f, wo.z > 0.0f ? 1.0f : -1.0f);
+                s.delta = true;
+                if (ulobe < F) {
+                    s.wi = vec3(-wo.x, -wo.y, wo.z);
+                    s.pdf = F;
+                    s.f = vec3(F / fabsf(s.wi.z));
+                    return true;
+                }
+                float etap = wo.z > 0.0f ? m.ior : 1.0f / m.ior;
+                if (!refract_local(wo, n, etap, s.wi)) return false;
+                s.pdf = 1.0f - F;
+                s.f = m.color * ((1.0f - F) / fabsf(s.wi.z) / (etap * etap));
+                return true;
+            }
+            vec3 wo_up = wo.z > 0.0f ? wo : -wo;
+            vec3 wm = ggx_sample_vndf(wo_up, m.alpha, u);
+            float dwo = glm::dot(wo, wm);
+            float F = fresnel_dielectric(dwo, m.ior);
+            if (ulobe < F) {
+                s.wi = reflect_local(wo, wm);
+                if (s.wi.z * wo.z <= 0.0f) return false;
+            } else {
+                vec3 nm = dwo > 0.0f ? wm : -wm;
+                float etap = dwo > 0.0f ? m.ior : 1.0f / m.ior;
+                if (!refract_local(wo, nm, etap, s.wi)) return false;
+                if (s.wi.z * wo.z >= 0.0f) return false;
+            }
+            s.f = bsdf_eval(m, wo, s.wi, s.pdf);
+            return s.pdf > 0.0f;
+        }
+        case MatType::Principled: {
+            if (wo.z <= 0.0f) return false;
+            if (ulobe < principled_spec_prob(m)) {
+                vec3 wm = ggx_sample_vndf(wo, m.alpha, u);
+                s.wi = reflect_local(wo, wm);
+            } else {
+                s.wi = sample_cosine_hemisphere(u);
+            }
+            if (s.wi.z <= 0.0f) return false;
+            s.f = bsdf_eval(m, wo, s.wi, s.pdf);
+            return s.pdf > 0.0f;
+        }
+    }
+    return false;
+}
+
+}  // namespace wp

@@ -1,0 +1,133 @@
+// wavepath: shared host/device basics. Header-only; compiled by nvcc (device) and g++ (CPU backend).
+#pragma once
+#include <cstdint>
+#include <cmath>
+#define GLM_FORCE_XYZW_ONLY
+#define GLM_FORCE_INLINE
+#include <glm/glm.hpp>
+
+#if defined(__CUDACC__)
+#define WP_HD __host__ __device__ __forceinline__
+#define WP_DEV __device__ __forceinline__
+#else
+#define WP_HD inline
+#define WP_DEV inline
+#endif
+
+namespace wp {
+using glm::vec2;
+using glm::vec3;
+using glm::vec4;
+using glm::mat4;
+using glm::mat3;
+
+constexpr float kPi = 3.14159265358979323846f;
+constexpr float kInvPi = 0.31830988618379067154f;
+constexpr float kInf = 3.402823466e+38f;
+constexpr uint32_t kInvalid = 0xffffffffu;
+
+// 16-byte aligned record read with one 128-bit load on the device.
+struct alignas(16) F4 {
+    float x, y, z, w;
+};
+struct alignas(16) U4 {
+    uint32_t x, y, z, w;
+};
+
+WP_HD F4 load4(const F4* p) {
+#if defined(__CUDA_ARCH__)
+    float4 v = __ldg(reinterpret_cast<const float4*>(p));
+    return F4{v.x, v.y, v.z, v.w};
+#else
+    return *p;
+#endif
+}
+WP_HD U4 load4(const U4* p) {
+#if defined(__CUDA_ARCH__)
+    uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+    return U4{v.x, v.y, v.z, v.w};
+#else
+    return *p;
+#endif
+}
+
+WP_HD uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    __builtin_memcpy(&u, &f, 4);
+    return u;
+#endif
+}
+WP_HD float bits_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+#endif
+}
+
+WP_HD vec3 xyz(const F4& f) { return vec3(f.x, f.y, f.z); }
+
+struct Ray {
+    vec3 o;
+    vec3 d;
+};
+
+WP_HD float max_comp(vec3 v) { return glm::max(v.x, glm::max(v.y, v.z)); }
+WP_HD float luminance(vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
+WP_HD float sqr(float x) { return x * x; }
+WP_HD float safe_sqrt(float x) { return sqrtf(glm::max(x, 0.0f)); }
+WP_HD bool finite3(vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+// Orthonormal basis from a unit normal (Duff et al. 2017).
+struct Frame {
+    vec3 s, t, n;
+    WP_HD static Frame from_normal(vec3 n) {
+        float sign = copysignf(1.0f, n.z);
+        float a = -1.0f / (sign + n.z);
+        float b = n.x * n.y * a;
+        Frame f;
+        f.n = n;
+        f.s = vec3(1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x);
+        f.t = vec3(b, sign + n.y * n.y * a, -n.y);
+        return f;
+    }
+    WP_HD vec3 to_local(vec3 v) const { return vec3(glm::dot(v, s), glm::dot(v, t), glm::dot(v, n)); }
+    WP_HD vec3 to_world(vec3 v) const { return s * v.x + t * v.y + n * v.z; }
+};
+
+// Ray origin offset against self-intersection (Waechter & Binder, Ray Tracing Gems ch. 6).
+WP_HD float int_as_float_(int i) {
+#if defined(__CUDA_ARCH__)
+    return __int_as_float(i);
+#else
+    float f;
+    __builtin_memcpy(&f, &i, 4);
+    return f;
+#endif
+}
+WP_HD int float_as_int_(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_int(f);
+#else
+    int i;
+    __builtin_memcpy(&i, &f, 4);
+    return i;
+#endif
+}
+WP_HD vec3 offset_ray_origin(vec3 p, vec3 n) {
+    const float origin = 1.0f / 32.0f, float_scale = 1.0f / 65536.0f, int_scale = 256.0f;
+    int ox = int(int_scale * n.x), oy = int(int_scale * n.y), oz = int(int_scale * n.z);
+    vec3 pi(int_as_float_(float_as_int_(p.x) + ((p.x < 0) ? -ox : ox)),
+            int_as_float_(float_as_int_(p.y) + ((p.y < 0) ? -oy : oy)),
+            int_as_float_(float_as_int_(p.z) + ((p.z < 0) ? -oz : oz)));
+    return vec3(fabsf(p.x) < origin ? p.x + float_scale * n.x : pi.x,
+                fabsf(p.y) < origin ? p.y + float_scale * n.y : pi.y,
+                fabsf(p.z) < origin ? p.z + float_scale * n.z : pi.z);
+}
+
+}  // namespace wp

@@ -1,0 +1,160 @@
+// Ray-primitive intersection and surface reconstruction.
+#pragma once
+#include "scene_view.h"
+
+namespace wp {
+
+struct Hit {
+    float t;
+    uint32_t prim;  // kInvalid: miss
+    float u, v;     // triangle barycentrics / quad parameters / unused for spheres
+};
+
+// Moeller-Trumbore against (v0, e1 = v1 - v0, e2 = v2 - v0).
+WP_HD bool intersect_triangle(const Ray& r, vec3 v0, vec3 e1, vec3 e2, float tmin, float tmax, float& t, float& u,
+                              float& v) {
+    vec3 pv = glm::cross(r.d, e2);
+    float det = glm::dot(e1, pv);
+    if (det == 0.0f) return false;
+    float inv = 1.0f / det;
+    vec3 tv = r.o - v0;
+    float uu = glm::dot(tv, pv) * inv;
+    if (uu < 0.0f || uu > 1.0f) return false;
+    vec3 qv = glm::cross(tv, e1);
+    float vv = glm::dot(r.d, qv) * inv;
+    if (vv < 0.0f || uu + vv > 1.0f) return false;
+    float tt = glm::dot(e2, qv) * inv;
+    if (!(tt > tmin && tt < tmax)) return false;
+    t = tt;
+    u = uu;
+    v = vv;
+    return true;
+}
+
+// Parallelogram p + a*eu + b*ev, a, b in [0,1].
+WP_HD bool intersect_quad(const Ray& r, vec3 p, vec3 eu, vec3 ev, float tmin, float tmax, float& t, float& a,
+                          float& b) {
+    vec3 n = glm::cross(eu, ev);
+    float dn = glm::dot(r.d, n);
+    if (dn == 0.0f) return false;
+    float tt = glm::dot(p - r.o, n) / dn;
+    if (!(tt > tmin && tt < tmax)) return false;
+    vec3 h = r.o + tt * r.d - p;
+    // Solve h = a*eu + b*ev in the plane: a = dot(cross(h, ev), n)/|n|^2, b = dot(cross(eu, h), n)/|n|^2.
+    float inv_nn = 1.0f / glm::dot(n, n);
+    float aa = glm::dot(glm::cross(h, ev), n) * inv_nn;
+    float bb = glm::dot(glm::cross(eu, h), n) * inv_nn;
+    if (aa < 0.0f || aa > 1.0f || bb < 0.0f || bb > 1.0f) return false;
+    t = tt;
+    a = aa;
+    b = bb;
+    return true;
+}
+
+// Sphere, robust for origins inside and far away (distance-to-chord form, Haines et al., RT Gems ch. 7).
+WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, float tmax, float& t) {
+    vec3 f = r.o - c;
+    float a = glm::dot(r.d, r.d);
+    float b = -glm::dot(f, r.d);
+    vec3 l = f + (b / a) * r.d;
+    float disc = radius * radius - glm::dot(l, l);
+    if (disc < 0.0f) return false;
+    float cterm = glm::dot(f, f) - radius * radius;
+    float q = b + copysignf(sqrtf(a * disc), b);
+    float t0, t1;
+    if (q == 0.0f) {
+        t0 = t1 = 0.0f;
+    } else {
+        t0 = cterm / q;
+        t1 = q / a;
+    }
+    if (t0 > t1) {
+        float tmp = t0;
+        t0 = t1;
+        t1 = tmp;
+    }
+    if (t0 > tmin && t0 < tmax) {
+        t = t0;
+        return true;
+    }
+    if (t1 > tmin && t1 < tmax) {
+        t = t1;
+        return true;
+    }
+    return false;
+}
+
+// Test primitive i; on a closer hit update hit and return true.
+WP_HD bool intersect_prim(const PrimArrays& P, uint32_t i, const Ray& r, float tmin, Hit& hit) {
+    F4 g0 = load4(&P.geom[3 * i + 0]);
+    F4 g1 = load4(&P.geom[3 * i + 1]);
+    uint32_t type = float_bits(g0.w);
+    float t, u = 0.0f, v = 0.0f;
+    bool ok;
+    if (type == uint32_t(ShapeType::Sphere)) {
+        ok = intersect_sphere(r, xyz(g0), g1.x, tmin, hit.t, t);
+    } else {
+        F4 g2 = load4(&P.geom[3 * i + 2]);
+        if (type == uint32_t(ShapeType::Triangle))
+            ok = intersect_triangle(r, xyz(g0), xyz(g1), xyz(g2), tmin, hit.t, t, u, v);
+        else
+            ok = intersect_quad(r, xyz(g0), xyz(g1), xyz(g2), tmin, hit.t, t, u, v);
+    }
+    if (ok) {
+        hit.t = t;
+        hit.prim = i;
+        hit.u = u;
+        hit.v = v;
+    }
+    return ok;
+}
+
+struct SurfacePoint {
+    vec3 p;
+    vec3 ng;  // geometric normal, unit, as the primitive is oriented (not flipped toward the ray)
+    vec3 ns;  // shading normal, unit, same hemisphere as ng
+    vec2 uv;
+};
+
+WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r) {
+    SurfacePoint sp;
+    F4 g0 = load4(&P.geom[3 * h.prim + 0]);
+    F4 g1 = load4(&P.geom[3 * h.prim + 1]);
+    uint32_t type = float_bits(g0.w);
+    if (type == uint32_t(ShapeType::Sphere)) {
+        vec3 c = xyz(g0);
+        vec3 p = r.o + h.t * r.d;
+        vec3 n = glm::normalize(p - c);
+        sp.p = c + n * g1.x;  // re-project onto the surface
+        sp.ng = sp.ns = n;
+        float phi = atan2f(n.z, n.x);
+        sp.uv = vec2(0.5f + phi * (0.5f * kInvPi), acosf(glm::clamp(n.y, -1.0f, 1.0f)) * kInvPi);
+        return sp;
+    }
+    F4 g2 = load4(&P.geom[3 * h.prim + 2]);
+    vec3 e1 = xyz(g1), e2 = xyz(g2);
+    sp.p = xyz(g0) + h.u * e1 + h.v * e2;
+    sp.ng = glm::normalize(glm::cross(e1, e2));
+    sp.ns = sp.ng;
+    sp.uv = vec2(h.u, h.v);
+    if (type == uint32_t(ShapeType::Triangle)) {
+        U4 info = load4(&P.info[h.prim]);
+        if (info.w != kInvalid && P.attr) {
+            const F4* a = &P.attr[4 * info.w];
+            F4 a0 = load4(a), a1 = load4(a + 1), a2 = load4(a + 2), a3 = load4(a + 3);
+            float w0 = 1.0f - h.u - h.v;
+            sp.uv = vec2(w0 * a0.w + h.u * a1.w + h.v * a2.w, w0 * a3.x + h.u * a3.y + h.v * a3.z);
+            if (a3.w != 0.0f) {
+                vec3 n = w0 * xyz(a0) + h.u * xyz(a1) + h.v * xyz(a2);
+                float len2 = glm::dot(n, n);
+                if (len2 > 0.0f) {
+                    n *= 1.0f / sqrtf(len2);
+                    sp.ns = glm::dot(n, sp.ng) < 0.0f ? -n : n;
+                }
+            }
+        }
+    }
+    return sp;
+}
+
+}  // namespace wp

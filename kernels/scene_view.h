@@ -1,0 +1,109 @@
+// The scene as the stages see it: flat arrays, identical for the CPU backend (host pointers)
+// and the GPU backend (device pointers). No virtual calls: shapes and materials are tags.
+#pragma once
+#include "common.h"
+
+namespace wp {
+
+enum class ShapeType : uint32_t { Triangle = 0, Sphere = 1, Quad = 2 };
+
+// Material handle: tag in the top 4 bits, index into that tag's parameter array below.
+enum class MatType : uint32_t { Lambert = 0, Conductor = 1, Dielectric = 2, Principled = 3 };
+struct MatHandle {
+    uint32_t bits;
+    WP_HD MatType type() const { return MatType(bits >> 28); }
+    WP_HD uint32_t index() const { return bits & 0x0fffffffu; }
+    WP_HD static MatHandle make(MatType t, uint32_t i) { return MatHandle{(uint32_t(t) << 28) | i}; }
+};
+
+struct LambertData {
+    vec3 albedo;
+};
+// Conductor: GGX roughness alpha (0 = perfect mirror); Fresnel either Schlick with F0 = color or
+// complex IOR (eta, k) when use_complex_ior is set.
+struct ConductorData {
+    vec3 color;
+    float alpha;
+    vec3 eta;
+    uint32_t use_complex_ior;
+    vec3 k;
+    float pad;
+};
+struct DielectricData {
+    vec3 tint;
+    float ior;
+    float alpha;  // 0 = smooth
+};
+// glTF 2.0 metallic-roughness.
+struct PrincipledData {
+    vec3 base_color;
+    float metallic;
+    float roughness;
+    float pad[3];
+};
+
+// Per primitive, in BVH leaf order.
+//   geom[3*i + 0..2]: triangle (v0, v1 - v0, v2 - v0); quad (corner, edge u, edge v); sphere (center+radius, -, -)
+//   info[i]: x = ShapeType, y = MatHandle bits, z = light index or kInvalid, w = vertex-attribute index or kInvalid
+//   attr[4*w + k], k < 3: shading normal (xyz) and texture u (w) of triangle corner k;
+//   attr[4*w + 3]: texture v of the three corners (x, y, z), w = 1 if normals are present.
+struct PrimArrays {
+    const F4* geom = nullptr;
+    const U4* info = nullptr;
+    const F4* attr = nullptr;
+    uint32_t count = 0;
+};
+
+// Aila-Laine style node: both children's boxes in one 64-byte record, read with four 16-byte loads.
+//  a = (c0.lo.x, c0.hi.x, c0.lo.y, c0.hi.y)   b = (c1.lo.x, c1.hi.x, c1.lo.y, c1.hi.y)
+//  c = (c0.lo.z, c0.hi.z, c1.lo.z, c1.hi.z)   d = (child0, child1, count0, count1) as ints
+// A child with count > 0 is a leaf whose primitives are [child, child + count).
+struct BVHNode {
+    F4 a, b, c;
+    U4 d;
+};
+constexpr int kBVHStackSize = 64;  // the builder keeps the tree depth below this
+
+struct Light {
+    uint32_t prim;
+    float area;
+    float select_pdf;  // probability of picking this light (proportional to power)
+    uint32_t two_sided;
+    vec3 Le;
+    float pad;
+};
+
+struct CameraData {
+    vec3 pos;
+    float tan_half_fov_y;
+    vec3 right, up, forward;  // unit vectors
+    float aspect;
+    float lens_radius;
+    float focus_dist;
+};
+
+struct SceneView {
+    const BVHNode* nodes = nullptr;
+    PrimArrays prims;
+    const LambertData* lambert = nullptr;
+    const ConductorData* conductor = nullptr;
+    const DielectricData* dielectric = nullptr;
+    const PrincipledData* principled = nullptr;
+    const Light* lights = nullptr;
+    const float* light_cdf = nullptr;  // inclusive CDF over lights, last entry 1
+    uint32_t num_lights = 0;
+    vec3 background{0.0f};  // constant environment radiance
+    CameraData camera;
+};
+
+struct RenderParams {
+    uint32_t width = 0, height = 0;
+    uint32_t spp = 1;
+    uint32_t max_depth = 1;   // longest path in segments (Mitsuba's max_depth; Tungsten max_bounces + 1)
+    uint32_t rr_depth = 5;    // Russian roulette starts after this many segments
+    uint32_t seed = 0;
+    uint32_t light_sampling = 1;  // 0: BSDF sampling alone (Ray Tracing in One Weekend estimator)
+    WP_HD uint32_t num_pixels() const { return width * height; }
+};
+
+}  // namespace wp
