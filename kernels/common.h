@@ -81,7 +81,14 @@ WP_HD float max_comp(vec3 v) { return glm::max(v.x, glm::max(v.y, v.z)); }
 WP_HD float luminance(vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
 WP_HD float sqr(float x) { return x * x; }
 WP_HD float safe_sqrt(float x) { return sqrtf(glm::max(x, 0.0f)); }
-WP_HD bool finite3(vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+WP_HD bool finite1(float x) {
+#if defined(__CUDA_ARCH__)
+    return isfinite(x);
+#else
+    return std::isfinite(x);
+#endif
+}
+WP_HD bool finite3(vec3 v) { return finite1(v.x) && finite1(v.y) && finite1(v.z); }
 
 // Orthonormal basis from a unit normal (Duff et al. 2017).
 struct Frame {

@@ -1,0 +1,153 @@
+// Sampling routines against their own pdfs: chi-square over a (theta, phi) grid, pdf normalisation,
+// reciprocity and finite weights.
+#include <gtest/gtest.h>
+#include <random>
+#include <vector>
+#include "kernels/bsdf.h"
+using namespace wp;
+
+namespace {
+MatParams mat(MatType t, float alpha, float metallic = 0.0f) {
+    MatParams m{};
+    m.type = t;
+    m.color = vec3(0.8f, 0.6f, 0.4f);
+    m.alpha = alpha;
+    m.ior = 1.5f;
+    m.metallic = metallic;
+    return m;
+}
+vec3 dir_from(float cos_t, float phi) {
+    float s = safe_sqrt(1 - cos_t * cos_t);
+    return vec3(s * cosf(phi), s * sinf(phi), cos_t);
+}
+// Pearson chi-square over a grid of nt x np cells on the sphere, expected counts by integrating the pdf.
+double chi2_stat(const MatParams& m, vec3 wo, int n, int nt, int np, int& dof, double& pdf_integral) {
+    std::mt19937 rng(1234);
+    std::uniform_real_distribution<float> U(0.0f, 1.0f);
+    std::vector<double> obs(nt * np, 0.0), expct(nt * np, 0.0);
+    for (int i = 0; i < n; ++i) {
+        BsdfSample s;
+        if (!bsdf_sample(m, wo, U(rng), vec2(U(rng), U(rng)), s)) continue;
+        float ct = glm::clamp(s.wi.z, -1.0f, 1.0f);
+        int it = glm::min(nt - 1, int((1.0f - ct) * 0.5f * nt));
+        float phi = atan2f(s.wi.y, s.wi.x);
+        if (phi < 0) phi += 2 * kPi;
+        int ip = glm::min(np - 1, int(phi / (2 * kPi) * np));
+        obs[it * np + ip] += 1;
+    }
+    const int sub = 12;
+    pdf_integral = 0;
+    for (int it = 0; it < nt; ++it)
+        for (int ip = 0; ip < np; ++ip) {
+            double acc = 0;
+            for (int a = 0; a < sub; ++a)
+                for (int b = 0; b < sub; ++b) {
+                    float z = 1.0f - 2.0f * (it + (a + 0.5f) / sub) / nt;
+                    float phi = 2 * kPi * (ip + (b + 0.5f) / sub) / np;
+                    float pdf;
+                    bsdf_eval(m, wo, dir_from(z, phi), pdf);
+                    acc += pdf;
+                }
+            double cell = (2.0 / nt) * (2 * kPi / np) / (sub * sub);  // dz dphi = solid angle
+            expct[it * np + ip] = acc * cell * n;
+            pdf_integral += acc * cell;
+        }
+    // pool cells with small expectation (standard practice, as in Mitsuba's chi2 test)
+    double stat = 0, pooled_o = 0, pooled_e = 0;
+    dof = -1;
+    for (int i = 0; i < nt * np; ++i) {
+        if (expct[i] < 5) {
+            pooled_o += obs[i];
+            pooled_e += expct[i];
+        } else {
+            stat += sqr(float(obs[i] - expct[i])) / expct[i];
+            ++dof;
+        }
+    }
+    if (pooled_e > 5) {
+        stat += (pooled_o - pooled_e) * (pooled_o - pooled_e) / pooled_e;
+        ++dof;
+    }
+    return stat;
+}
+// Upper critical value of chi-square (Wilson-Hilferty), significance ~1e-4 (z = 3.72).
+double chi2_crit(int dof) {
+    double z = 3.72, k = dof;
+    double c = 1 - 2 / (9 * k) + z * std::sqrt(2 / (9 * k));
+    return k * c * c * c;
+}
+}  // namespace
+
+struct Case {
+    MatType t;
+    float alpha, metallic, cos_o;
+};
+class BsdfChi2 : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BsdfChi2, SamplesFollowPdf) {
+    Case c = GetParam();
+    MatParams m = mat(c.t, c.alpha, c.metallic);
+    vec3 wo = glm::normalize(dir_from(c.cos_o, 0.3f));
+    int dof;
+    double integral;
+    double stat = chi2_stat(m, wo, 400000, 20, 40, dof, integral);
+    ASSERT_GT(dof, 10);
+    EXPECT_LT(stat, chi2_crit(dof)) << "dof " << dof;
+    EXPECT_LE(integral, 1.02);  // pdf integrates to at most one (less where samples are rejected)
+    EXPECT_GT(integral, 0.5);
+}
+INSTANTIATE_TEST_SUITE_P(All, BsdfChi2,
+                         ::testing::Values(Case{MatType::Lambert, 0, 0, 0.7f}, Case{MatType::Lambert, 0, 0, 0.1f},
+                                           Case{MatType::Conductor, 0.2f, 0, 0.9f},
+                                           Case{MatType::Conductor, 0.5f, 0, 0.3f},
+                                           Case{MatType::Conductor, 0.05f, 0, 0.6f},
+                                           Case{MatType::Dielectric, 0.3f, 0, 0.8f},
+                                           Case{MatType::Dielectric, 0.3f, 0, -0.6f},
+                                           Case{MatType::Principled, 0.25f, 0.0f, 0.7f},
+                                           Case{MatType::Principled, 0.5f, 1.0f, 0.4f}));
+
+TEST(Bsdf, ReciprocityOfReflection) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> U(0.05f, 1.0f), P(0.0f, 6.28f);
+    for (MatType t : {MatType::Lambert, MatType::Conductor, MatType::Principled}) {
+        MatParams m = mat(t, 0.3f, 0.5f);
+        for (int i = 0; i < 1000; ++i) {
+            vec3 a = dir_from(U(rng), P(rng)), b = dir_from(U(rng), P(rng));
+            float p1, p2;
+            vec3 f1 = bsdf_eval(m, a, b, p1), f2 = bsdf_eval(m, b, a, p2);
+            for (int k = 0; k < 3; ++k) EXPECT_NEAR(f1[k], f2[k], 1e-4f * (1 + f1[k]));
+        }
+    }
+}
+
+TEST(Bsdf, LambertFurnaceAndFiniteWeights) {
+    std::mt19937 rng(99);
+    std::uniform_real_distribution<float> U(0.0f, 1.0f);
+    for (MatType t : {MatType::Lambert, MatType::Conductor, MatType::Dielectric, MatType::Principled}) {
+        for (float alpha : {0.0f, 0.001f, 0.3f, 1.0f}) {
+            MatParams m = mat(t, alpha, 0.5f);
+            m.color = vec3(1.0f);
+            double sum = 0;
+            int n = 200000;
+            for (int i = 0; i < n; ++i) {
+                vec3 wo = glm::normalize(dir_from(2 * U(rng) - 1, 6.28f * U(rng)));
+                if (t != MatType::Dielectric && wo.z <= 0) wo.z = -wo.z;
+                BsdfSample s;
+                if (!bsdf_sample(m, wo, U(rng), vec2(U(rng), U(rng)), s)) continue;
+                vec3 w = s.f * fabsf(s.wi.z) / s.pdf;
+                ASSERT_TRUE(finite3(w)) << int(t) << " alpha " << alpha;
+                ASSERT_GE(glm::min(w.x, glm::min(w.y, w.z)), 0.0f);
+                if (t == MatType::Lambert) {
+                    sum += w.x;
+                }
+            }
+            if (t == MatType::Lambert) EXPECT_NEAR(sum / n, 1.0, 1e-3);  // white Lambert reflects everything
+        }
+    }
+}
+
+TEST(Fresnel, ComplexIorMatchesDielectricWhenKZero) {
+    for (float c : {0.1f, 0.5f, 0.9f, 1.0f}) EXPECT_NEAR(fresnel_complex1(c, 1.5f, 0.0f), fresnel_dielectric(c, 1.5f), 1e-4f);
+    EXPECT_NEAR(fresnel_dielectric(1.0f, 1.5f), 0.04f, 1e-4f);
+    EXPECT_EQ(fresnel_dielectric(-0.1f, 1.5f), 1.0f);  // total internal reflection leaving glass at grazing
+}
