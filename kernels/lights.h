@@ -1,0 +1,114 @@
+// Area lights: emissive triangles, quads and spheres, chosen in proportion to power.
+// Pdfs are per unit solid angle at the reference point and include the selection probability.
+#pragma once
+#include "bsdf.h"
+#include "geometry.h"
+
+namespace wp {
+
+struct LightSample {
+    vec3 p, n;   // point on the light and its oriented normal
+    vec3 wi;     // unit direction from the reference point to p
+    float dist;
+    vec3 Le;     // radiance leaving p toward the reference point (0 if it sees the back of a one-sided light)
+    float pdf;   // solid angle, selection included
+};
+
+// Binary search in the inclusive CDF.
+WP_HD uint32_t select_light(const SceneView& s, float u) {
+    uint32_t lo = 0, hi = s.num_lights - 1;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (s.light_cdf[mid] <= u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+WP_HD vec3 light_emitted(const Light& L, vec3 n, vec3 w_out) {
+    float c = glm::dot(n, w_out);
+    return (c > 0.0f || (L.two_sided && c < 0.0f)) ? L.Le : vec3(0.0f);
+}
+
+// Sphere seen from outside: half-angle cosine of the cone it subtends.
+WP_HD float sphere_cos_max(vec3 ref, vec3 c, float r, float& dc) {
+    dc = glm::length(c - ref);
+    float s2 = r * r / (dc * dc);
+    return safe_sqrt(1.0f - s2);
+}
+
+// Solid-angle pdf of reaching point p (normal n) on light li from ref, selection included.
+WP_HD float light_pdf(const SceneView& s, uint32_t li, vec3 ref, vec3 p, vec3 n) {
+    const Light& L = s.lights[li];
+    F4 g0 = load4(&s.prims.geom[3 * L.prim]);
+    uint32_t type = float_bits(g0.w);
+    if (type == uint32_t(ShapeType::Sphere)) {
+        float r = load4(&s.prims.geom[3 * L.prim + 1]).x;
+        float dc;
+        float cmax = sphere_cos_max(ref, xyz(g0), r, dc);
+        if (dc > r * 1.0001f) return L.select_pdf / (2.0f * kPi * (1.0f - cmax));
+    }
+    vec3 d = p - ref;
+    float d2 = glm::dot(d, d);
+    float cos_l = fabsf(glm::dot(n, d)) / sqrtf(d2);
+    if (cos_l <= 0.0f) return 0.0f;
+    return L.select_pdf * d2 / (cos_l * L.area);
+}
+
+WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightSample& ls) {
+    if (s.num_lights == 0) return false;
+    uint32_t li = select_light(s, usel);
+    const Light& L = s.lights[li];
+    F4 g0 = load4(&s.prims.geom[3 * L.prim]);
+    F4 g1 = load4(&s.prims.geom[3 * L.prim + 1]);
+    uint32_t type = float_bits(g0.w);
+    if (type == uint32_t(ShapeType::Sphere)) {
+        vec3 c = xyz(g0);
+        float r = g1.x, dc;
+        float cmax = sphere_cos_max(ref, c, r, dc);
+        if (dc > r * 1.0001f) {
+            // uniform in the subtended cone
+            float ct = 1.0f - u.x * (1.0f - cmax);
+            float st = safe_sqrt(1.0f - ct * ct), phi = 2.0f * kPi * u.y;
+            Frame f = Frame::from_normal((c - ref) / dc);
+            vec3 w = f.to_world(vec3(st * cosf(phi), st * sinf(phi), ct));
+            float t;
+            if (!intersect_sphere(Ray{ref, w}, c, r, 0.0f, kInf, t)) t = dc * ct;  // tangent ray: closest approach
+            ls.p = ref + t * w;
+            ls.n = glm::normalize(ls.p - c);
+            ls.p = c + r * ls.n;
+            ls.wi = glm::normalize(ls.p - ref);
+            ls.dist = glm::length(ls.p - ref);
+            ls.pdf = L.select_pdf / (2.0f * kPi * (1.0f - cmax));
+            ls.Le = light_emitted(L, ls.n, -ls.wi);
+            return ls.pdf > 0.0f && finite1(ls.pdf);
+        }
+        ls.n = sample_uniform_sphere(u);
+        ls.p = c + r * ls.n;
+    } else {
+        F4 g2 = load4(&s.prims.geom[3 * L.prim + 2]);
+        vec3 e1 = xyz(g1), e2 = xyz(g2);
+        vec2 b = u;
+        if (type == uint32_t(ShapeType::Triangle)) {
+            // uniform barycentrics (square-root parameterisation)
+            float su = sqrtf(u.x);
+            b = vec2(1.0f - su, u.y * su);
+        }
+        ls.p = xyz(g0) + b.x * e1 + b.y * e2;
+        ls.n = glm::normalize(glm::cross(e1, e2));
+    }
+    vec3 d = ls.p - ref;
+    float d2 = glm::dot(d, d);
+    if (d2 <= 0.0f) return false;
+    ls.dist = sqrtf(d2);
+    ls.wi = d / ls.dist;
+    float cos_l = fabsf(glm::dot(ls.n, ls.wi));
+    if (cos_l <= 1e-8f) return false;
+    ls.pdf = L.select_pdf * d2 / (cos_l * L.area);
+    ls.Le = light_emitted(L, ls.n, -ls.wi);
+    return finite1(ls.pdf);
+}
+
+}  // namespace wp
