@@ -1,0 +1,136 @@
+#include "host/scene_build.h"
+#include <stdexcept>
+
+namespace wp {
+
+SceneView SceneData::view() const {
+    SceneView s;
+    s.nodes = nodes.empty() ? nullptr : nodes.data();
+    s.prims.geom = geom.data();
+    s.prims.info = info.data();
+    s.prims.attr = attr.empty() ? nullptr : attr.data();
+    s.prims.count = uint32_t(info.size());
+    s.lambert = lambert.data();
+    s.conductor = conductor.data();
+    s.dielectric = dielectric.data();
+    s.principled = principled.data();
+    s.lights = lights.data();
+    s.light_cdf = light_cdf.data();
+    s.num_lights = uint32_t(lights.size());
+    s.background = background;
+    s.camera = camera;
+    return s;
+}
+
+CameraData make_camera(vec3 pos, vec3 target, vec3 up, float vfov_deg, float aspect, float lens_radius,
+                       float focus_dist) {
+    CameraData c;
+    c.pos = pos;
+    c.forward = glm::normalize(target - pos);
+    c.right = glm::normalize(glm::cross(c.forward, up));
+    c.up = glm::cross(c.right, c.forward);
+    c.tan_half_fov_y = std::tan(0.5f * vfov_deg * kPi / 180.0f);
+    c.aspect = aspect;
+    c.lens_radius = lens_radius;
+    c.focus_dist = focus_dist;
+    return c;
+}
+
+MatHandle SceneBuilder::lambert(vec3 albedo) {
+    data_.lambert.push_back({albedo});
+    return MatHandle::make(MatType::Lambert, uint32_t(data_.lambert.size() - 1));
+}
+MatHandle SceneBuilder::conductor(vec3 color, float alpha) {
+    ConductorData d{};
+    d.color = color;
+    d.alpha = alpha;
+    data_.conductor.push_back(d);
+    return MatHandle::make(MatType::Conductor, uint32_t(data_.conductor.size() - 1));
+}
+MatHandle SceneBuilder::dielectric(float ior, float alpha, vec3 tint) {
+    data_.dielectric.push_back({tint, ior, alpha});
+    return MatHandle::make(MatType::Dielectric, uint32_t(data_.dielectric.size() - 1));
+}
+MatHandle SceneBuilder::principled(vec3 base, float metallic, float roughness) {
+    PrincipledData p{};
+    p.base_color = base;
+    p.metallic = metallic;
+    p.roughness = roughness;
+    data_.principled.push_back(p);
+    return MatHandle::make(MatType::Principled, uint32_t(data_.principled.size() - 1));
+}
+void SceneBuilder::sphere(vec3 c, float r, MatHandle m, vec3 Le, bool two_sided) {
+    prims_.push_back({ShapeType::Sphere, c, vec3(r, 0, 0), vec3(0), m, Le, two_sided});
+}
+void SceneBuilder::quad(vec3 corner, vec3 eu, vec3 ev, MatHandle m, vec3 Le, bool two_sided) {
+    prims_.push_back({ShapeType::Quad, corner, eu, ev, m, Le, two_sided});
+}
+void SceneBuilder::triangle(vec3 a, vec3 b, vec3 c, MatHandle m, vec3 Le, bool two_sided) {
+    prims_.push_back({ShapeType::Triangle, a, b - a, c - a, m, Le, two_sided});
+}
+void SceneBuilder::cube(const mat4& M, MatHandle m) {
+    auto P = [&](vec3 p) { return vec3(M * vec4(p, 1.0f)); };
+    // each face: corner, and two edges ordered so that cross(eu, ev) points outward
+    const vec3 faces[6][3] = {
+        {vec3(1, -1, -1), vec3(0, 2, 0), vec3(0, 0, 2)},  {vec3(-1, -1, -1), vec3(0, 0, 2), vec3(0, 2, 0)},
+        {vec3(-1, 1, -1), vec3(0, 0, 2), vec3(2, 0, 0)},  {vec3(-1, -1, -1), vec3(2, 0, 0), vec3(0, 0, 2)},
+        {vec3(-1, -1, 1), vec3(2, 0, 0), vec3(0, 2, 0)},  {vec3(-1, -1, -1), vec3(0, 2, 0), vec3(2, 0, 0)}};
+    for (const auto& f : faces) {
+        vec3 c = P(f[0]);
+        quad(c, P(f[0] + f[1]) - c, P(f[0] + f[2]) - c, m);
+    }
+}
+
+SceneData SceneBuilder::build() {
+    SceneData d = data_;
+    std::vector<AABB> boxes(prims_.size());
+    for (size_t i = 0; i < prims_.size(); ++i) {
+        const Prim& p = prims_[i];
+        AABB& b = boxes[i];
+        if (p.type == ShapeType::Sphere) {
+            b.grow(p.a - vec3(p.b.x));
+            b.grow(p.a + vec3(p.b.x));
+        } else {
+            b.grow(p.a);
+            b.grow(p.a + p.b);
+            b.grow(p.a + p.c);
+            if (p.type == ShapeType::Quad) b.grow(p.a + p.b + p.c);
+        }
+    }
+    BVHBuild bvh = build_bvh(boxes);
+    if (bvh.depth >= kBVHStackSize) throw std::runtime_error("BVH deeper than the traversal stack");
+    d.nodes = std::move(bvh.nodes);
+    d.bvh_depth = bvh.depth;
+    d.geom.resize(3 * prims_.size());
+    d.info.resize(prims_.size());
+    std::vector<float> power;
+    for (size_t j = 0; j < prims_.size(); ++j) {
+        const Prim& p = prims_[bvh.order[j]];
+        d.geom[3 * j] = F4{p.a.x, p.a.y, p.a.z, bits_float(uint32_t(p.type))};
+        d.geom[3 * j + 1] = F4{p.b.x, p.b.y, p.b.z, 0.0f};
+        d.geom[3 * j + 2] = F4{p.c.x, p.c.y, p.c.z, 0.0f};
+        uint32_t light = kInvalid;
+        if (max_comp(p.Le) > 0.0f) {
+            float area = p.type == ShapeType::Sphere ? 4.0f * kPi * p.b.x * p.b.x
+                         : p.type == ShapeType::Quad ? glm::length(glm::cross(p.b, p.c))
+                                                     : 0.5f * glm::length(glm::cross(p.b, p.c));
+            if (!(area > 0.0f)) throw std::runtime_error("emissive primitive with zero area");
+            light = uint32_t(d.lights.size());
+            d.lights.push_back(Light{uint32_t(j), area, 0.0f, p.two_sided ? 1u : 0u, p.Le, 0.0f});
+            power.push_back(luminance(p.Le) * area * (p.two_sided ? 2.0f : 1.0f) + 1e-30f);
+        }
+        d.info[j] = U4{uint32_t(p.type), p.mat.bits, light, kInvalid};
+    }
+    double total = 0;
+    for (float w : power) total += w;
+    double acc = 0;
+    for (size_t i = 0; i < d.lights.size(); ++i) {
+        d.lights[i].select_pdf = float(power[i] / total);
+        acc += power[i];
+        d.light_cdf.push_back(float(acc / total));
+    }
+    if (!d.light_cdf.empty()) d.light_cdf.back() = 1.0f;
+    return d;
+}
+
+}  // namespace wp

@@ -1,0 +1,57 @@
+// Host-side scene assembly: shapes, materials and emission in; flat arrays, BVH and light table out.
+#pragma once
+#include <vector>
+#include "host/bvh_build.h"
+#include "kernels/scene_view.h"
+
+namespace wp {
+
+struct SceneData {
+    std::vector<BVHNode> nodes;
+    std::vector<F4> geom;
+    std::vector<U4> info;
+    std::vector<F4> attr;
+    std::vector<LambertData> lambert;
+    std::vector<ConductorData> conductor;
+    std::vector<DielectricData> dielectric;
+    std::vector<PrincipledData> principled;
+    std::vector<Light> lights;
+    std::vector<float> light_cdf;
+    vec3 background{0.0f};
+    CameraData camera{};
+    int bvh_depth = 0;
+    SceneView view() const;  // host pointers
+};
+
+CameraData make_camera(vec3 pos, vec3 target, vec3 up, float vfov_deg, float aspect, float lens_radius = 0.0f,
+                       float focus_dist = 1.0f);
+
+class SceneBuilder {
+public:
+    MatHandle lambert(vec3 albedo);
+    MatHandle conductor(vec3 color, float alpha);
+    MatHandle dielectric(float ior, float alpha = 0.0f, vec3 tint = vec3(1.0f));
+    MatHandle principled(vec3 base, float metallic, float roughness);
+    // Emission Le (zero: not a light). One-sided lights emit on the side their normal faces.
+    void sphere(vec3 c, float r, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
+    void quad(vec3 corner, vec3 eu, vec3 ev, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
+    void triangle(vec3 a, vec3 b, vec3 c, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
+    // Unit cube [-1,1]^3 under transform M, as six outward-facing quads.
+    void cube(const mat4& M, MatHandle m);
+    void set_background(vec3 bg) { data_.background = bg; }
+    void set_camera(const CameraData& c) { data_.camera = c; }
+    SceneData build();
+
+private:
+    struct Prim {
+        ShapeType type;
+        vec3 a, b, c;  // see PrimArrays: sphere (center, (r,0,0)), quad/triangle (v0, e1, e2)
+        MatHandle mat;
+        vec3 Le;
+        bool two_sided;
+    };
+    std::vector<Prim> prims_;
+    SceneData data_;
+};
+
+}  // namespace wp

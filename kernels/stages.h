@@ -1,0 +1,189 @@
+// The per-item stage bodies. The wavefront launchers run each over a queue; the megakernel and the
+// CPU loop call them in sequence for one path. Same code, different scheduling.
+#pragma once
+#include "bvh.h"
+#include "film.h"
+#include "lights.h"
+#include "rng.h"
+
+namespace wp {
+
+enum PathFlags : uint32_t { kPrevDelta = 1u };
+
+struct PathState {
+    Ray ray;
+    vec3 beta;
+    uint32_t pixel, sample;
+    uint32_t depth;  // segments traced before the current ray
+    float pdf_prev;  // solid-angle pdf of the BSDF sample that made the current ray
+    uint32_t flags;
+};
+
+struct ShadowRay {
+    Ray ray;
+    float tmax;
+    vec3 contrib;
+    uint32_t pixel;
+};
+
+WP_HD MatParams resolve_material(const SceneView& s, MatHandle h) {
+    MatParams m{};
+    m.type = h.type();
+    m.ior = 1.5f;
+    switch (h.type()) {
+        case MatType::Lambert:
+            m.color = s.lambert[h.index()].albedo;
+            break;
+        case MatType::Conductor: {
+            const ConductorData& c = s.conductor[h.index()];
+            m.color = c.color;
+            m.alpha = c.alpha;
+            m.complex_ior = c.use_complex_ior != 0;
+            m.eta = c.eta;
+            m.k = c.k;
+            break;
+        }
+        case MatType::Dielectric: {
+            const DielectricData& d = s.dielectric[h.index()];
+            m.color = d.tint;
+            m.ior = d.ior;
+            m.alpha = d.alpha;
+            break;
+        }
+        case MatType::Principled: {
+            const PrincipledData& p = s.principled[h.index()];
+            m.color = p.base_color;
+            m.metallic = p.metallic;
+            m.alpha = glm::max(1e-3f, p.roughness * p.roughness);
+            break;
+        }
+    }
+    return m;
+}
+
+// generate: camera ray for global sample index (pixel-major within each sample pass).
+WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64_t index) {
+    PathState p;
+    uint32_t np = rp.num_pixels();
+    p.pixel = uint32_t(index % np);
+    p.sample = uint32_t(index / np);
+    uint32_t key = path_key(p.pixel, p.sample, rp.seed);
+    float px = float(p.pixel % rp.width) + rand01(key, 0, kDimPixelX);
+    float py = float(p.pixel / rp.width) + rand01(key, 0, kDimPixelY);
+    const CameraData& c = s.camera;
+    float x = (2.0f * px / float(rp.width) - 1.0f) * c.aspect * c.tan_half_fov_y;
+    float y = (1.0f - 2.0f * py / float(rp.height)) * c.tan_half_fov_y;
+    vec3 d = glm::normalize(x * c.right + y * c.up + c.forward);
+    vec3 o = c.pos;
+    if (c.lens_radius > 0.0f) {
+        vec3 focus = o + d * (c.focus_dist / glm::dot(d, c.forward));
+        vec2 l = c.lens_radius * sample_disk_concentric(vec2(rand01(key, 0, kDimLensU), rand01(key, 0, kDimLensV)));
+        o = o + l.x * c.right + l.y * c.up;
+        d = glm::normalize(focus - o);
+    }
+    p.ray = Ray{o, d};
+    p.beta = vec3(1.0f);
+    p.depth = 0;
+    p.pdf_prev = 0.0f;
+    p.flags = kPrevDelta;  // the camera segment is treated like a specular one: emission counts fully
+    return p;
+}
+
+// extend: closest hit of the path's ray.
+WP_HD Hit extend_path(const SceneView& s, const PathState& p) { return intersect_closest(s, p.ray); }
+
+// shade: emission with MIS, one light sample (returned as a shadow ray), BSDF sampling, roulette.
+// Returns whether the path goes on; has_shadow says whether `sh` was written.
+WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
+                      ShadowRay& sh, bool& has_shadow) {
+    has_shadow = false;
+    uint32_t key = path_key(p.pixel, p.sample, rp.seed);
+    uint32_t bounce = p.depth + 1;
+    bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
+    if (h.prim == kInvalid) {
+        film_add(film, p.pixel, p.beta * s.background);  // constant environment: found by BSDF sampling only
+        return false;
+    }
+    SurfacePoint sp = surface_point(s.prims, h, p.ray);
+    vec3 wo = -p.ray.d;
+    U4 info = load4(&s.prims.info[h.prim]);
+    if (info.z != kInvalid) {
+        const Light& L = s.lights[info.z];
+        vec3 Le = light_emitted(L, sp.ng, wo);
+        if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
+            float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, light_pdf(s, info.z, p.ray.o, sp.p, sp.ng));
+            film_add(film, p.pixel, p.beta * Le * w);
+        }
+    }
+    uint32_t nseg = p.depth + 1;
+    if (nseg >= rp.max_depth) return false;
+
+    MatParams m = resolve_material(s, MatHandle{info.y});
+    vec3 ng = sp.ng, ns = sp.ns;
+    if (m.type != MatType::Dielectric && glm::dot(ng, wo) < 0.0f) {  // opaque surfaces are two-sided
+        ng = -ng;
+        ns = -ns;
+    }
+    Frame f = Frame::from_normal(ns);
+    vec3 wo_l = f.to_local(wo);
+
+    if (rp.light_sampling && s.num_lights > 0 && !is_delta(m)) {
+        LightSample ls;
+        vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
+        if (sample_light(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
+            (ls.Le.x > 0.0f || ls.Le.y > 0.0f || ls.Le.z > 0.0f)) {
+            vec3 wi_l = f.to_local(ls.wi);
+            float gside = glm::dot(ls.wi, ng);
+            if (gside * wi_l.z > 0.0f) {  // shading and geometric normals agree on the side
+                float bpdf;
+                vec3 fv = bsdf_eval(m, wo_l, wi_l, bpdf);
+                if (fv.x > 0.0f || fv.y > 0.0f || fv.z > 0.0f) {
+                    float w = power_heuristic(ls.pdf, bpdf);
+                    sh.contrib = p.beta * fv * (fabsf(wi_l.z) * w / ls.pdf) * ls.Le;
+                    sh.ray = Ray{offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng), ls.wi};
+                    sh.tmax = ls.dist * (1.0f - 1e-4f);
+                    sh.pixel = p.pixel;
+                    has_shadow = true;
+                }
+            }
+        }
+    }
+
+    BsdfSample bs;
+    vec2 u(rand01(key, bounce, kDimBsdfU), rand01(key, bounce, kDimBsdfV));
+    if (!bsdf_sample(m, wo_l, rand01(key, bounce, kDimBsdfLobe), u, bs)) return false;
+    vec3 wi = f.to_world(bs.wi);
+    float gside = glm::dot(wi, ng);
+    if (gside * bs.wi.z <= 0.0f) return false;  // sampled below the geometric surface: light leak guard
+    p.beta *= bs.f * (fabsf(bs.wi.z) / bs.pdf);
+    p.pdf_prev = bs.pdf;
+    p.flags = bs.delta ? kPrevDelta : 0u;
+    p.ray = Ray{offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng), wi};
+    p.depth = nseg;
+    if (nseg >= rp.rr_depth) {
+        float q = glm::max(0.05f, 1.0f - max_comp(p.beta));
+        if (rand01(key, bounce, kDimRoulette) < q) return false;
+        p.beta /= (1.0f - q);
+    }
+    return finite3(p.beta) && max_comp(p.beta) > 0.0f;
+}
+
+// shadow: any-hit occlusion; unoccluded light reaches the pixel.
+WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRay& sh) {
+    if (!occluded(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
+}
+
+// One whole path: the megakernel's loop body (also used by the CPU backend).
+WP_HD void trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
+    PathState p = generate_path(s, rp, index);
+    while (true) {
+        Hit h = extend_path(s, p);
+        ShadowRay sh;
+        bool has_shadow;
+        bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
+        if (has_shadow) shadow_trace(s, film, sh);
+        if (!alive) break;
+    }
+}
+
+}  // namespace wp
