@@ -1,0 +1,169 @@
+#include "host/scene_json.h"
+#include <nlohmann/json.hpp>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace wp {
+namespace {
+using json = nlohmann::json;
+
+struct Ctx {
+    std::string file;
+    [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
+        throw SceneError(file + ": " + (ptr.empty() ? "/" : ptr) + ": " + what);
+    }
+    void keys(const json& j, const std::string& ptr, std::set<std::string> allowed) const {
+        if (!j.is_object()) fail(ptr, "expected an object");
+        for (auto it = j.begin(); it != j.end(); ++it)
+            if (!allowed.count(it.key())) fail(ptr + "/" + it.key(), "unknown key");
+    }
+    float num(const json& j, const std::string& ptr) const {
+        if (!j.is_number()) fail(ptr, "expected a number");
+        float v = j.get<float>();
+        if (!std::isfinite(v)) fail(ptr, "not a finite number");
+        return v;
+    }
+    float num(const json& o, const char* k, const std::string& ptr, float def) const {
+        return o.contains(k) ? num(o[k], ptr + "/" + k) : def;
+    }
+    uint32_t count(const json& o, const char* k, const std::string& ptr, uint32_t def, uint32_t lo) const {
+        if (!o.contains(k)) return def;
+        const json& j = o[k];
+        if (!j.is_number_integer() || j.get<long long>() < (long long)lo || j.get<long long>() > 1ll << 30)
+            fail(ptr + "/" + k, "expected an integer >= " + std::to_string(lo));
+        return uint32_t(j.get<long long>());
+    }
+    vec3 v3(const json& j, const std::string& ptr) const {
+        if (j.is_number()) return vec3(num(j, ptr));
+        if (!j.is_array() || j.size() != 3) fail(ptr, "expected [x, y, z]");
+        return vec3(num(j[0], ptr + "/0"), num(j[1], ptr + "/1"), num(j[2], ptr + "/2"));
+    }
+    vec3 v3(const json& o, const char* k, const std::string& ptr, vec3 def) const {
+        return o.contains(k) ? v3(o[k], ptr + "/" + k) : def;
+    }
+    vec3 req3(const json& o, const char* k, const std::string& ptr) const {
+        if (!o.contains(k)) fail(ptr + "/" + k, "missing");
+        return v3(o[k], ptr + "/" + k);
+    }
+    mat4 transform(const json& o, const std::string& ptr) const {
+        if (!o.contains("transform")) return mat4(1.0f);
+        const json& t = o["transform"];
+        std::string p = ptr + "/transform";
+        keys(t, p, {"matrix"});
+        if (!t.contains("matrix")) fail(p + "/matrix", "missing");
+        const json& m = t["matrix"];
+        if (!m.is_array() || m.size() != 16) fail(p + "/matrix", "expected 16 numbers, row by row");
+        mat4 M;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c) M[c][r] = num(m[r * 4 + c], p + "/matrix/" + std::to_string(r * 4 + c));
+        return M;
+    }
+};
+}  // namespace
+
+LoadedScene load_scene_json(const std::string& path) {
+    Ctx c{path};
+    std::ifstream f(path);
+    if (!f) throw SceneError(path + ": cannot open scene file");
+    json root;
+    try {
+        root = json::parse(f);
+    } catch (const json::parse_error& e) {
+        throw SceneError(path + ": JSON syntax error: " + e.what());
+    }
+    c.keys(root, "", {"render", "camera", "materials", "objects", "background"});
+    LoadedScene ls;
+    RenderParams& rp = ls.params;
+    json render = root.value("render", json::object());
+    c.keys(render, "/render", {"width", "height", "spp", "max_depth", "seed", "light_sampling"});
+    rp.width = c.count(render, "width", "/render", 512, 1);
+    rp.height = c.count(render, "height", "/render", 512, 1);
+    rp.spp = c.count(render, "spp", "/render", 16, 1);
+    rp.max_depth = c.count(render, "max_depth", "/render", 16, 1);
+    rp.seed = c.count(render, "seed", "/render", 0, 0);
+    if (render.contains("light_sampling")) {
+        if (!render["light_sampling"].is_boolean()) c.fail("/render/light_sampling", "expected true or false");
+        rp.light_sampling = render["light_sampling"].get<bool>();
+    }
+    SceneBuilder b;
+    if (!root.contains("camera")) c.fail("/camera", "missing");
+    const json& cam = root["camera"];
+    c.keys(cam, "/camera", {"position", "target", "up", "fov", "aperture_radius", "focus_distance"});
+    vec3 pos = c.req3(cam, "position", "/camera"), tgt = c.req3(cam, "target", "/camera");
+    vec3 up = c.v3(cam, "up", "/camera", vec3(0, 1, 0));
+    if (glm::length(glm::cross(tgt - pos, up)) <= 0.0f) c.fail("/camera", "position, target and up are degenerate");
+    float fov = c.num(cam, "fov", "/camera", 40.0f);
+    if (!(fov > 0.0f && fov < 180.0f)) c.fail("/camera/fov", "must be in (0, 180) degrees");
+    b.set_camera(make_camera(pos, tgt, up, fov, float(rp.width) / float(rp.height),
+                             c.num(cam, "aperture_radius", "/camera", 0.0f),
+                             c.num(cam, "focus_distance", "/camera", glm::length(tgt - pos))));
+    b.set_background(c.v3(root, "background", "", vec3(0.0f)));
+
+    std::map<std::string, MatHandle> mats;
+    json jm = root.value("materials", json::object());
+    if (!jm.is_object()) c.fail("/materials", "expected an object of named materials");
+    for (auto it = jm.begin(); it != jm.end(); ++it) {
+        std::string p = "/materials/" + it.key();
+        const json& m = it.value();
+        if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) c.fail(p + "/type", "missing or not a string");
+        std::string t = m["type"];
+        if (t == "lambert") {
+            c.keys(m, p, {"type", "albedo"});
+            mats[it.key()] = b.lambert(glm::clamp(c.v3(m, "albedo", p, vec3(0.5f)), 0.0f, 1.0f));
+        } else if (t == "conductor") {
+            c.keys(m, p, {"type", "color", "roughness"});
+            float r = c.num(m, "roughness", p, 0.0f);
+            mats[it.key()] = b.conductor(c.v3(m, "color", p, vec3(0.9f)), r * r);
+        } else if (t == "dielectric") {
+            c.keys(m, p, {"type", "ior", "roughness"});
+            float r = c.num(m, "roughness", p, 0.0f);
+            float ior = c.num(m, "ior", p, 1.5f);
+            if (!(ior > 1.0f)) c.fail(p + "/ior", "must be > 1");
+            mats[it.key()] = b.dielectric(ior, r * r);
+        } else if (t == "principled") {
+            c.keys(m, p, {"type", "base_color", "metallic", "roughness"});
+            mats[it.key()] = b.principled(c.v3(m, "base_color", p, vec3(0.8f)), c.num(m, "metallic", p, 0.0f),
+                                          c.num(m, "roughness", p, 0.5f));
+        } else {
+            c.fail(p + "/type", "unknown material type '" + t + "' (lambert, conductor, dielectric, principled)");
+        }
+    }
+    if (!root.contains("objects") || !root["objects"].is_array()) c.fail("/objects", "missing or not an array");
+    const json& objs = root["objects"];
+    for (size_t i = 0; i < objs.size(); ++i) {
+        std::string p = "/objects/" + std::to_string(i);
+        const json& o = objs[i];
+        c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "center", "radius"});
+        if (!o.contains("type") || !o["type"].is_string()) c.fail(p + "/type", "missing or not a string");
+        if (!o.contains("material") || !o["material"].is_string()) c.fail(p + "/material", "missing or not a string");
+        auto mit = mats.find(o["material"].get<std::string>());
+        if (mit == mats.end()) c.fail(p + "/material", "no material named '" + o["material"].get<std::string>() + "'");
+        vec3 Le = c.v3(o, "emission", p, vec3(0.0f));
+        if (glm::min(Le.x, glm::min(Le.y, Le.z)) < 0.0f) c.fail(p + "/emission", "must not be negative");
+        bool two = o.value("two_sided", false);
+        mat4 M = c.transform(o, p);
+        std::string t = o["type"];
+        if (t == "sphere") {
+            float r = c.num(o, "radius", p, 1.0f);
+            if (!(r > 0.0f)) c.fail(p + "/radius", "must be > 0");
+            b.sphere(c.v3(o, "center", p, vec3(0.0f)), r, mit->second, Le, two);
+        } else if (t == "quad") {  // Mitsuba's rectangle: [-1,1]^2 at z = 0, normal +z, under the transform
+            auto P = [&](float x, float y) { return vec3(M * vec4(x, y, 0, 1)); };
+            vec3 q = P(-1, -1);
+            vec3 eu = P(1, -1) - q, ev = P(-1, 1) - q;
+            if (!(glm::length(glm::cross(eu, ev)) > 0.0f)) c.fail(p + "/transform", "quad has zero area");
+            b.quad(q, eu, ev, mit->second, Le, two);
+        } else if (t == "cube") {  // [-1,1]^3 under the transform
+            if (max_comp(Le) > 0.0f) c.fail(p + "/emission", "emissive cubes are not supported yet");
+            b.cube(M, mit->second);
+        } else {
+            c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube)");
+        }
+    }
+    ls.data = b.build();
+    return ls;
+}
+
+}  // namespace wp
