@@ -60,13 +60,17 @@ MatHandle SceneBuilder::principled(vec3 base, float metallic, float roughness) {
     return MatHandle::make(MatType::Principled, uint32_t(data_.principled.size() - 1));
 }
 void SceneBuilder::sphere(vec3 c, float r, MatHandle m, vec3 Le, bool two_sided) {
-    prims_.push_back({ShapeType::Sphere, c, vec3(r, 0, 0), vec3(0), m, Le, two_sided});
+    prims_.push_back({ShapeType::Sphere, c, vec3(r, 0, 0), vec3(0), m, Le, two_sided, kInvalid});
 }
 void SceneBuilder::quad(vec3 corner, vec3 eu, vec3 ev, MatHandle m, vec3 Le, bool two_sided) {
-    prims_.push_back({ShapeType::Quad, corner, eu, ev, m, Le, two_sided});
+    prims_.push_back({ShapeType::Quad, corner, eu, ev, m, Le, two_sided, kInvalid});
 }
 void SceneBuilder::triangle(vec3 a, vec3 b, vec3 c, MatHandle m, vec3 Le, bool two_sided) {
-    prims_.push_back({ShapeType::Triangle, a, b - a, c - a, m, Le, two_sided});
+    prims_.push_back({ShapeType::Triangle, a, b - a, c - a, m, Le, two_sided, kInvalid});
+}
+void SceneBuilder::triangle(vec3 a, vec3 b, vec3 c, MatHandle m, const TriAttr& attr, vec3 Le, bool two_sided) {
+    prims_.push_back({ShapeType::Triangle, a, b - a, c - a, m, Le, two_sided, uint32_t(attrs_.size())});
+    attrs_.push_back(attr);
 }
 void SceneBuilder::cube(const mat4& M, MatHandle m) {
     auto P = [&](vec3 p) { return vec3(M * vec4(p, 1.0f)); };
@@ -119,7 +123,14 @@ SceneData SceneBuilder::build() {
             d.lights.push_back(Light{uint32_t(j), area, 0.0f, p.two_sided ? 1u : 0u, p.Le, 0.0f});
             power.push_back(luminance(p.Le) * area * (p.two_sided ? 2.0f : 1.0f) + 1e-30f);
         }
-        d.info[j] = U4{uint32_t(p.type), p.mat.bits, light, kInvalid};
+        uint32_t w = kInvalid;
+        if (p.attr != kInvalid) {  // four records per triangle, in leaf order
+            const TriAttr& t = attrs_[p.attr];
+            w = uint32_t(d.attr.size() / 4);
+            for (int k = 0; k < 3; ++k) d.attr.push_back(F4{t.n[k].x, t.n[k].y, t.n[k].z, t.uv[k].x});
+            d.attr.push_back(F4{t.uv[0].y, t.uv[1].y, t.uv[2].y, t.has_normals ? 1.0f : 0.0f});
+        }
+        d.info[j] = U4{uint32_t(p.type), p.mat.bits, light, w};
     }
     double total = 0;
     for (float w : power) total += w;

@@ -26,6 +26,15 @@ struct SceneData {
 CameraData make_camera(vec3 pos, vec3 target, vec3 up, float vfov_deg, float aspect, float lens_radius = 0.0f,
                        float focus_dist = 1.0f);
 
+// Per-corner vertex attributes of a triangle: shading normals (used when has_normals; any length, the
+// renderer interpolates and normalizes) and texture coordinates. Stored in SceneData::attr as laid out in
+// kernels/scene_view.h.
+struct TriAttr {
+    vec3 n[3]{vec3(0.0f), vec3(0.0f), vec3(0.0f)};
+    vec2 uv[3]{vec2(0.0f), vec2(0.0f), vec2(0.0f)};
+    bool has_normals = false;
+};
+
 class SceneBuilder {
 public:
     MatHandle lambert(vec3 albedo);
@@ -36,6 +45,9 @@ public:
     void sphere(vec3 c, float r, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
     void quad(vec3 corner, vec3 eu, vec3 ev, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
     void triangle(vec3 a, vec3 b, vec3 c, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
+    // Triangle with corner attributes (corner k of attr belongs to vertex a, b, c for k = 0, 1, 2).
+    void triangle(vec3 a, vec3 b, vec3 c, MatHandle m, const TriAttr& attr, vec3 Le = vec3(0.0f),
+                  bool two_sided = false);
     // Unit cube [-1,1]^3 under transform M, as six outward-facing quads.
     void cube(const mat4& M, MatHandle m);
     void set_background(vec3 bg) { data_.background = bg; }
@@ -49,8 +61,10 @@ private:
         MatHandle mat;
         vec3 Le;
         bool two_sided;
+        uint32_t attr;  // index into attrs_ or kInvalid
     };
     std::vector<Prim> prims_;
+    std::vector<TriAttr> attrs_;
     SceneData data_;
 };
 

@@ -1,13 +1,16 @@
 #include "host/scene_json.h"
+#include "host/mesh_obj.h"
 #include <nlohmann/json.hpp>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 
 namespace wp {
 namespace {
 using json = nlohmann::json;
+const char* const kFromFile = "from_file";  // "material": "from_file": a mesh's own MTL materials
 
 struct Ctx {
     std::string file;
@@ -34,6 +37,11 @@ struct Ctx {
         if (!j.is_number_integer() || j.get<long long>() < (long long)lo || j.get<long long>() > 1ll << 30)
             fail(ptr + "/" + k, "expected an integer >= " + std::to_string(lo));
         return uint32_t(j.get<long long>());
+    }
+    bool flag(const json& o, const char* k, const std::string& ptr, bool def) const {
+        if (!o.contains(k)) return def;
+        if (!o[k].is_boolean()) fail(ptr + "/" + k, "expected true or false");
+        return o[k].get<bool>();
     }
     vec3 v3(const json& j, const std::string& ptr) const {
         if (j.is_number()) return vec3(num(j, ptr));
@@ -106,6 +114,7 @@ LoadedScene load_scene_json(const std::string& path) {
     if (!jm.is_object()) c.fail("/materials", "expected an object of named materials");
     for (auto it = jm.begin(); it != jm.end(); ++it) {
         std::string p = "/materials/" + it.key();
+        if (it.key() == kFromFile) c.fail(p, "the name 'from_file' is reserved (a mesh's MTL materials)");
         const json& m = it.value();
         if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) c.fail(p + "/type", "missing or not a string");
         std::string t = m["type"];
@@ -132,19 +141,28 @@ LoadedScene load_scene_json(const std::string& path) {
     }
     if (!root.contains("objects") || !root["objects"].is_array()) c.fail("/objects", "missing or not an array");
     const json& objs = root["objects"];
+    size_t slash = path.find_last_of('/');
+    std::string scene_dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
     for (size_t i = 0; i < objs.size(); ++i) {
         std::string p = "/objects/" + std::to_string(i);
         const json& o = objs[i];
-        c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "center", "radius"});
+        if (!o.is_object()) c.fail(p, "expected an object");
         if (!o.contains("type") || !o["type"].is_string()) c.fail(p + "/type", "missing or not a string");
+        std::string t = o["type"];
+        if (t == "mesh")
+            c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "file", "smooth"});
+        else
+            c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "center", "radius"});
         if (!o.contains("material") || !o["material"].is_string()) c.fail(p + "/material", "missing or not a string");
-        auto mit = mats.find(o["material"].get<std::string>());
-        if (mit == mats.end()) c.fail(p + "/material", "no material named '" + o["material"].get<std::string>() + "'");
+        std::string mname = o["material"].get<std::string>();
+        bool from_file = mname == kFromFile;
+        if (from_file && t != "mesh") c.fail(p + "/material", "'from_file' is only for meshes");
+        auto mit = mats.find(mname);
+        if (!from_file && mit == mats.end()) c.fail(p + "/material", "no material named '" + mname + "'");
         vec3 Le = c.v3(o, "emission", p, vec3(0.0f));
         if (glm::min(Le.x, glm::min(Le.y, Le.z)) < 0.0f) c.fail(p + "/emission", "must not be negative");
-        bool two = o.value("two_sided", false);
+        bool two = c.flag(o, "two_sided", p, false);
         mat4 M = c.transform(o, p);
-        std::string t = o["type"];
         if (t == "sphere") {
             float r = c.num(o, "radius", p, 1.0f);
             if (!(r > 0.0f)) c.fail(p + "/radius", "must be > 0");
@@ -158,11 +176,58 @@ LoadedScene load_scene_json(const std::string& path) {
         } else if (t == "cube") {  // [-1,1]^3 under the transform
             if (max_comp(Le) > 0.0f) c.fail(p + "/emission", "emissive cubes are not supported yet");
             b.cube(M, mit->second);
+        } else if (t == "mesh") {  // OBJ triangles under the transform; each triangle a light if emissive
+            if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
+                c.fail(p + "/file", "missing or not a file name");
+            std::string file = o["file"];
+            if (file[0] != '/') file = scene_dir + file;
+            bool smooth = c.flag(o, "smooth", p, false);
+            float det = glm::determinant(mat3(M));
+            if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
+            ObjMesh mesh;
+            try {
+                mesh = load_obj(file, M, smooth);
+            } catch (const MeshError& e) {
+                c.fail(p + "/file", e.what());
+            }
+            for (const std::string& w : mesh.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
+            std::vector<MatHandle> file_mats;
+            if (from_file) {
+                if (mesh.materials.empty()) c.fail(p + "/material", "'from_file', but '" + file + "' has no MTL materials");
+                for (const ObjMaterial& om : mesh.materials) file_mats.push_back(b.lambert(glm::clamp(om.kd, 0.0f, 1.0f)));
+            }
+            bool emissive = max_comp(Le) > 0.0f;
+            for (size_t i = 0; i < mesh.triangles(); ++i) {
+                MatHandle m;
+                if (from_file) {
+                    if (mesh.material[i] < 0)
+                        c.fail(p + "/material", "'from_file', but triangle " + std::to_string(i) + " of '" + file +
+                                                    "' has no MTL material (usemtl)");
+                    m = file_mats[mesh.material[i]];
+                } else {
+                    m = mit->second;
+                }
+                vec3 a = mesh.pos[3 * i], bb = mesh.pos[3 * i + 1], cc = mesh.pos[3 * i + 2];
+                // a zero-area triangle emits nothing (and cannot be sampled): keep it as plain geometry
+                vec3 Li = emissive && glm::length(glm::cross(bb - a, cc - a)) > 0.0f ? Le : vec3(0.0f);
+                if (mesh.has_normals[i] || mesh.has_uv[i]) {
+                    TriAttr ta;
+                    ta.has_normals = mesh.has_normals[i] != 0;
+                    for (int k = 0; k < 3; ++k) {
+                        ta.n[k] = mesh.normal[3 * i + k];
+                        ta.uv[k] = mesh.uv[3 * i + k];
+                    }
+                    b.triangle(a, bb, cc, m, ta, Li, two);
+                } else {
+                    b.triangle(a, bb, cc, m, Li, two);
+                }
+            }
         } else {
-            c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube)");
+            c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh)");
         }
     }
     ls.data = b.build();
+    for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
     return ls;
 }
 

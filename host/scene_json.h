@@ -2,6 +2,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <vector>
 #include "host/scene_build.h"
 
 namespace wp {
@@ -13,6 +14,7 @@ struct SceneError : std::runtime_error {
 struct LoadedScene {
     SceneData data;
     RenderParams params;
+    std::vector<std::string> warnings;  // non-fatal problems (e.g. tinyobjloader's), also printed to stderr
 };
 
 LoadedScene load_scene_json(const std::string& path);
