@@ -1,7 +1,7 @@
 // Image output: PNG (sRGB, clamped, 8-bit), EXR (linear float), PFM (linear float). Chosen by extension.
 #pragma once
 #include <string>
-#include "host/render_cpu.h"
+#include "host/render.h"
 
 namespace wp {
 

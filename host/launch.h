@@ -1,14 +1,21 @@
-// The one launch helper: NVTX range, CUDA events, launch check, per-kernel table.
+// The one launch helper: every kernel launch and every library call (CUB) that does GPU work goes through a
+// Launcher, which opens an NVTX range of the stage's name, brackets the work with CUDA events, checks the
+// launch, and folds the event times into a per-kernel table (in first-launch order).
+// Plain C++ (cudaLaunchKernel, no <<<>>>), so host files compiled by g++ can drive the kernels.
 #pragma once
+#include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
-#include <map>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 #include "host/cuda_check.h"
 
 namespace wp {
 
 struct KernelStat {
+    std::string name;
     uint64_t launches = 0;
     double total_ms = 0.0;
 };
@@ -16,48 +23,91 @@ struct KernelStat {
 class Launcher {
 public:
     explicit Launcher(cudaStream_t s) : stream_(s) {}
+    Launcher(const Launcher&) = delete;
+    Launcher& operator=(const Launcher&) = delete;
     ~Launcher() {
         for (auto& p : pending_) {
             cudaEventDestroy(p.a);
             cudaEventDestroy(p.b);
         }
+        for (cudaEvent_t e : free_) cudaEventDestroy(e);
     }
-    template <class Kernel, class... Args>
-    void launch(const char* name, dim3 grid, dim3 block, Kernel k, Args... args) {
-        Pending p{name, nullptr, nullptr};
-        WP_CUDA(cudaEventCreate(&p.a));
-        WP_CUDA(cudaEventCreate(&p.b));
-        nvtxRangePushA(name);
-        WP_CUDA(cudaEventRecord(p.a, stream_));
-        k<<<grid, block, 0, stream_>>>(args...);
+    cudaStream_t stream() const { return stream_; }
+
+    // Launches kernel k<<<grid, block, 0, stream>>>(args...) as the row `name`.
+    template <class... KArgs, class... Args>
+    void launch(const char* name, dim3 grid, dim3 block, void (*k)(KArgs...), Args&&... args) {
+        static_assert(sizeof...(KArgs) == sizeof...(Args), "argument count");
+        std::tuple<std::decay_t<KArgs>...> t(std::forward<Args>(args)...);
+        begin(name);
+        if (grid.x > 0) launch_tuple(reinterpret_cast<const void*>(k), grid, block, t, std::index_sequence_for<KArgs...>{});
+        end();
+    }
+    // Library work (e.g. a CUB call) as the row `name`: f() enqueues its work on stream().
+    template <class F>
+    void region(const char* name, F&& f) {
+        begin(name);
+        f();
         WP_CUDA(cudaGetLastError());
-        WP_CUDA(cudaEventRecord(p.b, stream_));
-        nvtxRangePop();
-        pending_.push_back(p);
+        end();
     }
     // Call after the stream is synchronised: folds event times into the table.
     void collect() {
         for (auto& p : pending_) {
             float ms = 0;
             WP_CUDA(cudaEventElapsedTime(&ms, p.a, p.b));
-            auto& s = table_[p.name];
+            KernelStat& s = row(p.name);
             s.launches++;
             s.total_ms += ms;
-            cudaEventDestroy(p.a);
-            cudaEventDestroy(p.b);
+            free_.push_back(p.a);
+            free_.push_back(p.b);
         }
         pending_.clear();
     }
-    const std::map<std::string, KernelStat>& table() const { return table_; }
+    const std::vector<KernelStat>& table() const { return table_; }
 
 private:
     struct Pending {
         const char* name;
         cudaEvent_t a, b;
     };
+    cudaEvent_t event() {
+        if (!free_.empty()) {
+            cudaEvent_t e = free_.back();
+            free_.pop_back();
+            return e;
+        }
+        cudaEvent_t e;
+        WP_CUDA(cudaEventCreate(&e));
+        return e;
+    }
+    void begin(const char* name) {
+        open_ = Pending{name, event(), event()};
+        nvtxRangePushA(name);
+        WP_CUDA(cudaEventRecord(open_.a, stream_));
+    }
+    void end() {
+        WP_CUDA(cudaEventRecord(open_.b, stream_));
+        nvtxRangePop();
+        pending_.push_back(open_);
+    }
+    template <class Tuple, size_t... I>
+    void launch_tuple(const void* k, dim3 grid, dim3 block, Tuple& t, std::index_sequence<I...>) {
+        void* argv[] = {static_cast<void*>(&std::get<I>(t))...};
+        WP_CUDA(cudaLaunchKernel(k, grid, block, argv, 0, stream_));
+        WP_CUDA(cudaGetLastError());
+    }
+    KernelStat& row(const char* name) {
+        for (KernelStat& s : table_)
+            if (s.name == name) return s;
+        table_.push_back(KernelStat{name, 0, 0.0});
+        return table_.back();
+    }
     cudaStream_t stream_;
+    Pending open_{};
     std::vector<Pending> pending_;
-    std::map<std::string, KernelStat> table_;
+    std::vector<cudaEvent_t> free_;
+    std::vector<KernelStat> table_;
 };
 
 }  // namespace wp

@@ -1,15 +1,89 @@
 // wavepath command line.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include "host/image_io.h"
-#include "host/render_cpu.h"
+#include "host/image_stats.h"
+#include "host/render.h"
 #include "host/scene_json.h"
-#ifdef WP_HAVE_GPU
-#include "host/render_gpu.h"
-#endif
 
 using namespace wp;
+
+namespace {
+
+// "\r[####......]  42%  1.2 s, ETA 1.6 s" on stderr, at most ten times a second, only on a terminal.
+class Progress {
+public:
+    explicit Progress(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0) {}
+    void operator()(uint64_t done, uint64_t total) {
+        if (!tty_ || total == 0) return;
+        auto now = std::chrono::steady_clock::now();
+        if (shown_ && now - last_ < std::chrono::milliseconds(100) && done < total) return;
+        last_ = now;
+        shown_ = true;
+        double f = double(done) / double(total);
+        double el = std::chrono::duration<double>(now - t0_).count();
+        char bar[21];
+        int k = int(f * 20 + 0.5);
+        for (int i = 0; i < 20; ++i) bar[i] = i < k ? '#' : '.';
+        bar[20] = 0;
+        if (f > 0.0)
+            std::fprintf(stderr, "\r%s [%s] %3d%%  %.1f s, ETA %.1f s   ", label_.c_str(), bar, int(f * 100), el,
+                         el * (1.0 - f) / f);
+        else
+            std::fprintf(stderr, "\r%s [%s] %3d%%  %.1f s   ", label_.c_str(), bar, 0, el);
+        std::fflush(stderr);
+    }
+    ~Progress() {
+        if (shown_) std::fprintf(stderr, "\r%*s\r", int(label_.size()) + 50, "");
+    }
+
+private:
+    std::string label_;
+    bool tty_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now(), last_;
+};
+
+void print_stats(const RenderStats& st) {
+    std::printf("  %s %s on %s: %.2f ms, %.2f Msamples/s, %.1f Mrays/s (%llu extension + %llu shadow rays)\n",
+                st.backend.c_str(), mode_name(st.mode), st.device.c_str(), st.render_ms, st.msamples_per_s(),
+                st.mrays_per_s(), (unsigned long long)st.extension_rays, (unsigned long long)st.shadow_rays);
+    if (st.mode == Mode::Wavefront)
+        std::printf("  queue capacity %u paths, %zu iterations, shading %s\n", st.capacity, st.iterations.size(),
+                    st.sorted ? "sorted by material" : "unsorted");
+    double sum = 0;
+    for (const KernelRow& k : st.kernels) sum += k.ms;
+    std::printf("  %-16s %9s %11s %8s %11s\n", "kernel", "launches", "total ms", "% frame", "avg ms");
+    for (const KernelRow& k : st.kernels)
+        std::printf("  %-16s %9llu %11.3f %7.1f%% %11.4f\n", k.name.c_str(), (unsigned long long)k.launches, k.ms,
+                    st.render_ms > 0 ? 100.0 * k.ms / st.render_ms : 0.0, k.launches ? k.ms / double(k.launches) : 0.0);
+    std::printf("  %-16s %9s %11.3f %7.1f%%   (rest: launch gaps, read-backs)\n", "sum", "", sum,
+                st.render_ms > 0 ? 100.0 * sum / st.render_ms : 0.0);
+    if (st.mode == Mode::Wavefront && !st.paths_at_depth.empty()) {
+        std::printf("  queue sizes per bounce (paths shaded at each depth, shadow rays they pushed):\n");
+        std::printf("  %6s %14s %14s\n", "depth", "paths", "shadow rays");
+        for (size_t d = 0; d < st.paths_at_depth.size(); ++d) {
+            if (st.paths_at_depth[d] == 0) continue;
+            std::printf("  %5zu%s %14llu %14llu\n", d, d + 1 == st.paths_at_depth.size() ? "+" : " ",
+                        st.paths_at_depth[d], st.shadow_at_depth[d]);
+        }
+        std::printf("  per iteration (generated / extended / shadow / live after compaction):");
+        size_t n = st.iterations.size();
+        for (size_t i = 0; i < n; ++i) {
+            if (n > 12 && i == 6) {
+                std::printf(" ...");
+                i = n - 6;
+            }
+            const IterationStat& it = st.iterations[i];
+            std::printf(" %u/%u/%u/%u", it.generated, it.extended, it.shadow, it.live);
+        }
+        std::printf("\n");
+    }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"wavepath: a wavefront GPU path tracer"};
@@ -17,37 +91,44 @@ int main(int argc, char** argv) {
     auto* render = app.add_subcommand("render", "render JSON scenes to images");
     std::vector<std::string> scenes;
     std::string out;
-    uint32_t spp = 0, width = 0, height = 0, max_depth = 0, seed = 0;
-    bool seed_set = false;
-    std::string backend = "auto";
+    uint32_t spp = 0, width = 0, height = 0, max_depth = 0, seed = 0, capacity = 0, threads = 0;
+    std::string backend = "auto", mode = "auto";
+    bool stats = false, sort = false;
     render->add_option("scenes", scenes, "scene files (JSON)")->required();
     render->add_option("-o,--output", out, "output image (.exr, .png, .pfm); default: scene name + .exr");
-    render->add_option("--spp", spp, "samples per pixel");
-    render->add_option("--width", width, "image width");
-    render->add_option("--height", height, "image height");
-    render->add_option("--max-depth", max_depth, "longest path, in segments");
+    render->add_option("--spp", spp, "samples per pixel")->check(CLI::PositiveNumber);
+    render->add_option("--width", width, "image width")->check(CLI::PositiveNumber);
+    render->add_option("--height", height, "image height")->check(CLI::PositiveNumber);
+    render->add_option("--max-depth", max_depth, "longest path, in segments")->check(CLI::PositiveNumber);
     auto* so = render->add_option("--seed", seed, "random seed");
-    render->add_option("--backend", backend, "gpu, cpu or auto")->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+    render->add_option("--backend", backend, "gpu, cpu or auto (the GPU when present)")
+        ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+    render->add_option("--mode", mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
+        ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
+    render->add_option("--capacity", capacity, "wavefront paths in flight (default: GPU 4M within free memory, CPU 64K)")
+        ->check(CLI::PositiveNumber);
+    render->add_flag("--sort-materials", sort, "wavefront: shade in material order (CUB radix sort)");
+    render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
+    render->add_option("--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
-    seed_set = so->count() > 0;
+    bool seed_set = so->count() > 0;
 
-    bool use_gpu = false;
-#ifdef WP_HAVE_GPU
     std::string dev;
     bool have_gpu = gpu_available(&dev);
     if (backend == "gpu" && !have_gpu) {
-        std::fprintf(stderr, "wavepath: --backend gpu asked for, but no CUDA GPU is present\n");
+        std::fprintf(stderr, "wavepath: --backend gpu asked for, but no CUDA GPU is present (or the build has no CUDA)\n");
         return 1;
     }
-    use_gpu = backend == "gpu" || (backend == "auto" && have_gpu);
-    if (backend == "auto") std::printf("backend: %s\n", use_gpu ? ("gpu (" + dev + ")").c_str() : "cpu (no CUDA GPU found)");
-#else
-    if (backend == "gpu") {
-        std::fprintf(stderr, "wavepath: built without CUDA; use --backend cpu\n");
-        return 1;
-    }
-    if (backend == "auto") std::printf("backend: cpu (built without CUDA)\n");
-#endif
+    Backend be = (backend == "gpu" || (backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
+    if (backend == "auto")
+        std::printf("backend: %s\n", be == Backend::Gpu ? ("gpu (" + dev + ")").c_str() : "cpu (no CUDA GPU found)");
+    std::vector<Mode> modes;
+    if (mode == "both")
+        modes = {Mode::Wavefront, Mode::Megakernel};
+    else if (mode == "wavefront" || (mode == "auto" && be == Backend::Gpu))
+        modes = {Mode::Wavefront};
+    else
+        modes = {Mode::Megakernel};
     if (scenes.size() > 1 && !out.empty()) {
         std::fprintf(stderr, "wavepath: -o names one file; with several scenes leave it out\n");
         return 1;
@@ -67,25 +148,44 @@ int main(int argc, char** argv) {
                 size_t d = path.find_last_of('.');
                 target = (d == std::string::npos ? path : path.substr(0, d)) + ".exr";
             }
-            auto t0 = std::chrono::steady_clock::now();
-            Image img;
-            std::string where = "cpu";
-#ifdef WP_HAVE_GPU
-            if (use_gpu) {
-                GpuRenderStats st;
-                img = render_gpu_megakernel(ls.data, rp, &st);
-                where = "gpu " + st.device;
+            RenderOptions opt;
+            opt.threads = threads;
+            opt.capacity = capacity;
+            opt.sort_materials = sort;
+            std::vector<Image> images;
+            std::vector<RenderStats> all;
+            for (Mode m : modes) {
+                Progress progress(std::string(mode_name(m)));
+                opt.progress = [&](uint64_t d, uint64_t t) { progress(d, t); };
+                auto t0 = std::chrono::steady_clock::now();
+                RenderStats st;
+                Image img = wp::render(be, ls.data, rp, m, opt, &st);
+                double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                // the first mode's image is the one written (both modes render the same estimator)
+                std::string written = images.empty() ? target : std::string("(not written)");
+                if (images.empty()) write_image(target, img);
+                std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
+                            path.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu", mode_name(m),
+                            written.c_str(), s, st.msamples_per_s(), st.render_ms, st.device.c_str());
+                if (img.nonfinite)
+                    std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
+                                img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
+                if (stats || modes.size() > 1) print_stats(st);
+                images.push_back(std::move(img));
+                all.push_back(std::move(st));
             }
-#endif
-            if (!use_gpu) img = render_cpu_megakernel(ls.data, rp);
-            double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            write_image(target, img);
-            double samples = double(rp.num_pixels()) * rp.spp;
-            std::printf("%s: %ux%u, %u spp -> %s in %.3f s, %.2f Msamples/s, backend %s\n", path.c_str(), rp.width,
-                        rp.height, rp.spp, target.c_str(), s, samples / s / 1e6, where.c_str());
-            if (img.nonfinite)
-                std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
-                            img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
+            if (modes.size() == 2) {
+                ImageDiff d = compare_images(images[0], images[1]);
+                std::printf("wavefront vs megakernel: speed ratio %.2fx (megakernel ms / wavefront ms)\n",
+                            all[1].render_ms / all[0].render_ms);
+                std::printf("  images: %.2f%% of pixels bit-identical, RMSE %.3g, max |diff| %.3g\n", 100 * d.identical,
+                            d.rmse, d.max_abs);
+                std::printf("  means R/G/B: wavefront %.5f %.5f %.5f, megakernel %.5f %.5f %.5f\n", d.mean_a[0],
+                            d.mean_a[1], d.mean_a[2], d.mean_b[0], d.mean_b[1], d.mean_b[2]);
+                std::printf("  per 16x16 tile and channel, z = diff / sqrt(var_a/n + var_b/n) over the tile's pixels: "
+                            "mean z^2 %.3f, max |z| %.2f over %zu tiles (conservative: image structure adds to var)\n",
+                            d.z2_mean, d.z_max, d.tiles);
+            }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: %s\n", e.what());
             return 1;

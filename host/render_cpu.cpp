@@ -1,35 +1,214 @@
-#include "host/render_cpu.h"
+// CPU backend: the megakernel schedule (one whole path at a time per thread) and the wavefront schedule (the
+// same stage functions as the GPU kernels, one stage at a time over a queue, with host compaction).
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <new>
 #include <thread>
-#include "kernels/stages.h"
+#include "host/compact_host.h"
+#include "host/render.h"
+#include "kernels/wavefront.h"
 
 namespace wp {
+namespace {
 
-Image render_cpu_megakernel(const SceneData& scene, const RenderParams& rp, unsigned threads) {
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    SceneView s = scene.view();
-    uint32_t np = rp.num_pixels();
-    std::vector<unsigned long long> sum(3ull * np, 0);
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// f(i) for i in [0, n) on `threads` threads, in chunks taken from a shared counter.
+template <class F>
+void parallel_for(uint64_t n, unsigned threads, F&& f, uint64_t chunk = 256) {
+    if (n == 0) return;
+    std::atomic<uint64_t> next{0};
+    auto worker = [&] {
+        for (uint64_t b; (b = next.fetch_add(chunk)) < n;)
+            for (uint64_t i = b, e = std::min(n, b + chunk); i < e; ++i) f(i);
+    };
+    unsigned t = unsigned(std::min<uint64_t>(threads, (n + chunk - 1) / chunk));
+    if (t <= 1) {
+        worker();
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+}
+
+struct HostFilm {
+    std::vector<unsigned long long> sum;
     unsigned long long bad = 0;
     unsigned int first = 0xffffffffu;
-    FilmView film{sum.data(), &bad, &first};
-    uint64_t total = uint64_t(np) * rp.spp;
-    std::atomic<uint64_t> next{0};
-    const uint64_t chunk = 256;
-    auto worker = [&] {
-        for (uint64_t b; (b = next.fetch_add(chunk)) < total;)
-            for (uint64_t i = b; i < std::min(total, b + chunk); ++i) trace_path(s, rp, film, i);
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-    Image img;
-    img.width = rp.width;
-    img.height = rp.height;
-    img.rgb.resize(3ull * np);
-    for (size_t i = 0; i < img.rgb.size(); ++i) img.rgb[i] = film_value(sum[i], rp.spp);
-    img.nonfinite = bad;
-    img.first_nonfinite_pixel = first;
+    explicit HostFilm(uint32_t np) : sum(3ull * np, 0) {}
+    FilmView view() { return FilmView{sum.data(), &bad, &first}; }
+    Image image(const RenderParams& rp) const {
+        Image img;
+        img.width = rp.width;
+        img.height = rp.height;
+        img.rgb.resize(sum.size());
+        for (size_t i = 0; i < sum.size(); ++i) img.rgb[i] = film_value(sum[i], rp.spp);
+        img.nonfinite = bad;
+        img.first_nonfinite_pixel = first;
+        return img;
+    }
+};
+
+// 16-byte aligned host arrays for the queues' fields, freed together.
+struct HostArrays {
+    std::vector<void*> owned;
+    template <class SoA>
+    void allocate(SoA& q, size_t n) {
+        q.visit([&](void** p, size_t bytes, const char*) {
+            *p = ::operator new(bytes * n, std::align_val_t(16));
+            owned.push_back(*p);
+        });
+    }
+    ~HostArrays() {
+        for (void* p : owned) ::operator delete(p, std::align_val_t(16));
+    }
+};
+
+class StageTimer {
+public:
+    explicit StageTimer(std::vector<KernelRow>& rows) : rows_(rows) {}
+    template <class F>
+    void run(const char* name, F&& f) {
+        auto t0 = Clock::now();
+        f();
+        double ms = ms_since(t0);
+        for (KernelRow& r : rows_)
+            if (r.name == name) {
+                r.launches++;
+                r.ms += ms;
+                return;
+            }
+        rows_.push_back(KernelRow{name, 1, ms});
+    }
+
+private:
+    std::vector<KernelRow>& rows_;
+};
+
+Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
+                     RenderStats& st) {
+    HostFilm film(rp.num_pixels());
+    FilmView fv = film.view();
+    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    std::atomic<uint64_t> ext{0}, shadow{0};
+    // batches of one sample per pixel so that progress can be reported between them
+    const uint64_t batch = std::max<uint64_t>(rp.num_pixels(), 1);
+    StageTimer timer(st.kernels);
+    for (uint64_t b = 0; b < total; b += batch) {
+        uint64_t e = std::min(total, b + batch);
+        timer.run("megakernel", [&] {
+            parallel_for(e - b, threads, [&](uint64_t i) {
+                uint64_t r = trace_path(s, rp, fv, b + i);
+                ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
+                shadow.fetch_add(r >> 32, std::memory_order_relaxed);
+            });
+        });
+        if (opt.progress) opt.progress(e, total);
+    }
+    st.extension_rays = ext;
+    st.shadow_rays = shadow;
+    return film.image(rp);
+}
+
+Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
+                    RenderStats& st) {
+    HostFilm film(rp.num_pixels());
+    FilmView fv = film.view();
+    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    uint32_t cap = opt.capacity ? opt.capacity : (1u << 16);
+    cap = uint32_t(std::min<uint64_t>(cap, std::max<uint64_t>(total, 1)));
+    st.capacity = cap;
+    st.sorted = opt.sort_materials;
+
+    HostArrays mem;
+    PathSoA paths[2];
+    mem.allocate(paths[0], cap);
+    mem.allocate(paths[1], cap);
+    WavefrontQueues q;
+    mem.allocate(q.hits, cap);
+    mem.allocate(q.shadow, cap);
+    std::vector<uint8_t> alive(cap);
+    std::vector<uint32_t> selected(cap), key(cap), iota(cap), order(cap);
+    uint32_t counters[kNumCounters] = {0, 0};
+    std::vector<unsigned long long> pd(kStatDepths, 0), sd(kStatDepths, 0);
+    q.alive = alive.data();
+    q.counters = counters;
+    q.paths_at_depth = pd.data();
+    q.shadow_at_depth = sd.data();
+    if (opt.sort_materials) {
+        q.material_key = key.data();
+        q.order_iota = iota.data();
+    }
+    StageTimer timer(st.kernels);
+    int cur = 0;
+    uint32_t live = 0;
+    uint64_t next = 0;
+    while (live > 0 || next < total) {
+        q.paths = paths[cur];
+        IterationStat it;
+        it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
+        uint32_t base = live;
+        uint64_t first = next;
+        timer.run("generate", [&] {
+            parallel_for(it.generated, threads, [&](uint64_t i) { stage::generate(s, rp, q, base + uint32_t(i), first + i); });
+        });
+        next += it.generated;
+        uint32_t n = live + it.generated;
+        it.extended = n;
+        timer.run("extend", [&] { parallel_for(n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        q.order = nullptr;
+        if (opt.sort_materials) {
+            timer.run("sort_materials", [&] {  // counting sort by key: stable, like CUB's radix sort
+                uint32_t count[(1u << kMaterialKeyBits) + 1] = {};
+                for (uint32_t i = 0; i < n; ++i) count[key[i] + 1]++;
+                for (uint32_t k = 1; k <= (1u << kMaterialKeyBits); ++k) count[k] += count[k - 1];
+                for (uint32_t i = 0; i < n; ++i) order[count[key[i]]++] = iota[i];
+            });
+            q.order = order.data();
+        }
+        counters[kShadowCount] = 0;
+        timer.run("shade", [&] { parallel_for(n, threads, [&](uint64_t i) { stage::shade(s, rp, fv, q, uint32_t(i)); }); });
+        it.shadow = counters[kShadowCount];
+        timer.run("shadow", [&] { parallel_for(it.shadow, threads, [&](uint64_t i) { stage::shadow(s, fv, q, uint32_t(i)); }, 64); });
+        timer.run("compact_select", [&] {
+            live = select_flagged(alive.data(), n, selected.data());
+        });
+        const PathSoA& in = paths[cur];
+        const PathSoA& out = paths[1 - cur];
+        timer.run("compact", [&] {
+            parallel_for(live, threads, [&](uint64_t i) { stage::compact(out, in, selected.data(), uint32_t(i)); }, 1024);
+        });
+        cur = 1 - cur;
+        it.live = live;
+        st.iterations.push_back(it);
+        st.extension_rays += n;
+        st.shadow_rays += it.shadow;
+        if (opt.progress) opt.progress(next - live, total);
+    }
+    st.paths_at_depth = pd;
+    st.shadow_at_depth = sd;
+    return film.image(rp);
+}
+
+}  // namespace
+
+Image render_cpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt,
+                 RenderStats* stats) {
+    unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    SceneView s = scene.view();
+    RenderStats st;
+    st.backend = "cpu";
+    st.device = std::to_string(threads) + " threads";
+    st.mode = mode;
+    st.samples = uint64_t(rp.num_pixels()) * rp.spp;
+    auto t0 = Clock::now();
+    Image img = mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
+    st.render_ms = ms_since(t0);
+    if (stats) *stats = std::move(st);
     return img;
 }
 

@@ -59,7 +59,11 @@ WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, floa
     vec3 l = f + (b / a) * r.d;
     float disc = radius * radius - glm::dot(l, l);
     if (disc < 0.0f) return false;
-    float cterm = glm::dot(f, f) - radius * radius;
+    // |f|^2 - r^2 cancels catastrophically for big spheres (an RTIOW ground of radius 1000: float spacing 0.06
+    // at 1e6, so t0 of a ray leaving the surface is off by ~3e-5 and the ray hits its own sphere again).
+    // In double, o - c is exact and the difference keeps its bits; t0 = cterm / q is then accurate.
+    double fx = double(r.o.x) - double(c.x), fy = double(r.o.y) - double(c.y), fz = double(r.o.z) - double(c.z);
+    float cterm = float(fx * fx + fy * fy + fz * fz - double(radius) * double(radius));
     float q = b + copysignf(sqrtf(a * disc), b);
     float t0, t1;
     if (q == 0.0f) {
@@ -125,7 +129,11 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
         vec3 c = xyz(g0);
         vec3 p = r.o + h.t * r.d;
         vec3 n = glm::normalize(p - c);
-        sp.p = c + n * g1.x;  // re-project onto the surface
+        // Re-project onto the surface in double: in float, c + r * n carries the rounding error of c's magnitude
+        // (6e-5 at 1000), far above the spawn offset near the world origin: the RTIOW ground would self-intersect.
+        double dx = double(p.x) - double(c.x), dy = double(p.y) - double(c.y), dz = double(p.z) - double(c.z);
+        double k = double(g1.x) / sqrt(dx * dx + dy * dy + dz * dz);
+        sp.p = vec3(float(double(c.x) + dx * k), float(double(c.y) + dy * k), float(double(c.z) + dz * k));
         sp.ng = sp.ns = n;
         float phi = atan2f(n.z, n.x);
         sp.uv = vec2(0.5f + phi * (0.5f * kInvPi), acosf(glm::clamp(n.y, -1.0f, 1.0f)) * kInvPi);

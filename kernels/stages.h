@@ -173,17 +173,22 @@ WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRa
     if (!occluded(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
 }
 
-// One whole path: the megakernel's loop body (also used by the CPU backend).
-WP_HD void trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
+// One whole path: the megakernel's loop body (also used by the CPU backend). Returns the rays it traced
+// : extension rays in the low 32 bits, shadow rays in the high 32 bits.
+WP_HD uint64_t trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
     PathState p = generate_path(s, rp, index);
+    uint32_t ext = 0, shadow = 0;
     while (true) {
         Hit h = extend_path(s, p);
         ShadowRay sh;
         bool has_shadow;
         bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
+        ext++;
+        shadow += has_shadow ? 1u : 0u;
         if (has_shadow) shadow_trace(s, film, sh);
         if (!alive) break;
     }
+    return uint64_t(ext) | (uint64_t(shadow) << 32);
 }
 
 }  // namespace wp

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <glm/gtc/matrix_transform.hpp>
 #include "host/mesh_obj.h"
-#include "host/render_cpu.h"
+#include "host/render.h"
 #include "host/scene_json.h"
 #include "tests/cornell_scene.h"
 using namespace wp;

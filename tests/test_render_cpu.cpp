@@ -1,5 +1,5 @@
 #include <gtest/gtest.h>
-#include "host/render_cpu.h"
+#include "host/render.h"
 #include "kernels/bvh.h"
 using namespace wp;
 
@@ -53,4 +53,26 @@ TEST(RenderCpu, DeterministicAcrossThreadCounts) {
     double mean = 0;
     for (float v : a.rgb) mean += v;
     EXPECT_GT(mean / a.rgb.size(), 0.01);  // not an empty image
+}
+
+// A convex surface under a uniform sky sees only the sky: a Lambert surface of albedo a has radiance exactly a.
+// With the RTIOW ground (a sphere of radius 1000) this fails when the sphere test loses precision far from the
+// sphere's centre: rays leaving the ground hit it again and the ground comes out too dark, in rings.
+TEST(RenderCpu, HugeSphereUnderUniformSkyHasRadianceAlbedo) {
+    SceneBuilder b;
+    b.sphere(vec3(0, -1000, 0), 1000.0f, b.lambert(vec3(0.5f)));
+    b.set_background(vec3(1.0f));
+    b.set_camera(make_camera(vec3(0, 1, 0), vec3(0, 0, -1), vec3(0, 1, 0), 40.0f, 1.0f));
+    RenderParams rp;
+    rp.width = rp.height = 32;
+    rp.spp = 512;
+    rp.max_depth = 50;
+    rp.seed = 3;
+    Image img = render_cpu_megakernel(b.build(), rp);
+    double mean = 0;
+    for (size_t i = 0; i < img.rgb.size(); ++i) {
+        EXPECT_NEAR(img.rgb[i], 0.5f, 0.02f) << "value " << i;  // every pixel sees the ground (fov 40, looking down)
+        mean += img.rgb[i];
+    }
+    EXPECT_NEAR(mean / img.rgb.size(), 0.5, 0.002);
 }

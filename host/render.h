@@ -1,0 +1,74 @@
+// Rendering entry points for both backends (CPU threads, CUDA GPU) and both schedules (megakernel,
+// wavefront), their options and their statistics. Declared without CUDA types so that any host file can
+// call them.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+#include "host/scene_build.h"
+#include "kernels/scene_view.h"
+
+namespace wp {
+
+struct Image {
+    uint32_t width = 0, height = 0;
+    std::vector<float> rgb;  // linear, 3 per pixel
+    unsigned long long nonfinite = 0;
+    uint32_t first_nonfinite_pixel = 0xffffffffu;
+};
+
+enum class Backend { Cpu, Gpu };
+enum class Mode { Megakernel, Wavefront };
+inline const char* mode_name(Mode m) { return m == Mode::Megakernel ? "megakernel" : "wavefront"; }
+
+struct RenderOptions {
+    unsigned threads = 0;         // CPU threads; 0 = all cores
+    uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
+    bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
+    // Called from the rendering thread with (samples finished, samples in all) as the render goes.
+    std::function<void(uint64_t, uint64_t)> progress;
+};
+
+struct KernelRow {
+    std::string name;
+    uint64_t launches = 0;
+    double ms = 0.0;  // summed over launches (GPU: CUDA events; CPU: wall clock)
+};
+struct IterationStat {
+    uint32_t generated = 0, extended = 0, shadow = 0, live = 0;  // live: paths kept by compaction
+};
+struct RenderStats {
+    std::string backend, device;
+    Mode mode = Mode::Megakernel;
+    double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
+    uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;
+    uint32_t capacity = 0;  // wavefront queue capacity
+    bool sorted = false;
+    std::vector<KernelRow> kernels;           // first-launch order
+    std::vector<IterationStat> iterations;    // wavefront
+    std::vector<unsigned long long> paths_at_depth, shadow_at_depth;  // wavefront: by path depth, last bin = deeper
+    double msamples_per_s() const { return render_ms > 0 ? double(samples) / render_ms / 1e3 : 0.0; }
+    double mrays_per_s() const { return render_ms > 0 ? double(extension_rays + shadow_rays) / render_ms / 1e3 : 0.0; }
+};
+
+// CPU backend (all in host/render_cpu.cpp).
+Image render_cpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
+                 RenderStats* stats = nullptr);
+inline Image render_cpu_megakernel(const SceneData& scene, const RenderParams& rp, unsigned threads = 0) {
+    RenderOptions o;
+    o.threads = threads;
+    return render_cpu(scene, rp, Mode::Megakernel, o);
+}
+
+// GPU backend (host/render_gpu.cpp); throws where no GPU is present or built.
+bool gpu_available(std::string* name = nullptr);
+Image render_gpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
+                 RenderStats* stats = nullptr);
+
+inline Image render(Backend b, const SceneData& scene, const RenderParams& rp, Mode mode,
+                    const RenderOptions& opt = {}, RenderStats* stats = nullptr) {
+    return b == Backend::Gpu ? render_gpu(scene, rp, mode, opt, stats) : render_cpu(scene, rp, mode, opt, stats);
+}
+
+}  // namespace wp

@@ -1,0 +1,261 @@
+// GPU backend drivers: scene and film upload, the megakernel schedule, and the wavefront schedule
+// (generate -> extend -> [sort_materials] -> shade -> shadow -> compact_select -> compact, with regeneration).
+// Host C++ only: the kernels are launched through the stage launchers of kernels/gpu_stages.h.
+#include <algorithm>
+#include <chrono>
+#include "host/render.h"
+#include "kernels/gpu_stages.h"
+
+namespace wp {
+
+bool gpu_available(std::string* name) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        cudaGetLastError();
+        return false;
+    }
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return false;
+    if (name) *name = p.name;
+    return true;
+}
+
+namespace {
+
+// Device allocations freed together.
+class DeviceArena {
+public:
+    DeviceArena() = default;
+    DeviceArena(const DeviceArena&) = delete;
+    ~DeviceArena() {
+        for (void* p : owned_) cudaFree(p);
+    }
+    template <class T>
+    T* alloc(size_t n) {
+        if (n == 0) return nullptr;
+        void* d = nullptr;
+        WP_CUDA(cudaMalloc(&d, n * sizeof(T)));
+        owned_.push_back(d);
+        return static_cast<T*>(d);
+    }
+    template <class T>
+    const T* upload(const std::vector<T>& v) {
+        T* d = alloc<T>(v.size());
+        if (d) WP_CUDA(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+        return d;
+    }
+    template <class SoA>
+    void allocate(SoA& q, size_t n) {
+        q.visit([&](void** p, size_t bytes, const char*) { *p = alloc<unsigned char>(bytes * n); });
+    }
+
+private:
+    std::vector<void*> owned_;
+};
+
+SceneView upload_scene(const SceneData& sd, DeviceArena& A) {
+    SceneView s = sd.view();
+    s.nodes = A.upload(sd.nodes);
+    s.prims.geom = A.upload(sd.geom);
+    s.prims.info = A.upload(sd.info);
+    s.prims.attr = A.upload(sd.attr);
+    s.lambert = A.upload(sd.lambert);
+    s.conductor = A.upload(sd.conductor);
+    s.dielectric = A.upload(sd.dielectric);
+    s.principled = A.upload(sd.principled);
+    s.lights = A.upload(sd.lights);
+    s.light_cdf = A.upload(sd.light_cdf);
+    return s;
+}
+
+FilmView make_film(uint32_t np, DeviceArena& A) {
+    FilmView film;
+    film.sum = A.alloc<unsigned long long>(3ull * np);
+    film.bad_count = A.alloc<unsigned long long>(1);
+    film.bad_first_pixel = A.alloc<unsigned int>(1);
+    WP_CUDA(cudaMemset(film.sum, 0, 3ull * np * sizeof(unsigned long long)));
+    WP_CUDA(cudaMemset(film.bad_count, 0, sizeof(unsigned long long)));
+    WP_CUDA(cudaMemset(film.bad_first_pixel, 0xff, sizeof(unsigned int)));
+    return film;
+}
+
+Image read_film(const FilmView& film, const RenderParams& rp) {
+    uint32_t np = rp.num_pixels();
+    std::vector<unsigned long long> sum(3ull * np);
+    unsigned long long bad = 0;
+    unsigned int first = 0;
+    WP_CUDA(cudaMemcpy(sum.data(), film.sum, sum.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    WP_CUDA(cudaMemcpy(&bad, film.bad_count, sizeof(bad), cudaMemcpyDeviceToHost));
+    WP_CUDA(cudaMemcpy(&first, film.bad_first_pixel, sizeof(first), cudaMemcpyDeviceToHost));
+    Image img;
+    img.width = rp.width;
+    img.height = rp.height;
+    img.rgb.resize(sum.size());
+    for (size_t i = 0; i < sum.size(); ++i) img.rgb[i] = film_value(sum[i], rp.spp);
+    img.nonfinite = bad;
+    img.first_nonfinite_pixel = first;
+    return img;
+}
+
+struct Stream {
+    cudaStream_t s = nullptr;
+    Stream() { WP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s); }
+};
+struct Event {
+    cudaEvent_t e = nullptr;
+    Event() { WP_CUDA(cudaEventCreate(&e)); }
+    ~Event() { cudaEventDestroy(e); }
+};
+
+void megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
+                         DeviceArena& A, Launcher& L, RenderStats& st) {
+    unsigned long long* rays = A.alloc<unsigned long long>(2);
+    WP_CUDA(cudaMemsetAsync(rays, 0, 2 * sizeof(unsigned long long), L.stream()));
+    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    const uint64_t batch = std::max<uint64_t>(rp.num_pixels(), 1);  // one sample per pixel per launch
+    // at most two batches in flight: the host waits for batch k-1 (to report progress) while k runs
+    Event done[2];
+    uint64_t k = 0;
+    for (uint64_t b = 0; b < total; b += batch, ++k) {
+        uint64_t e = std::min(total, b + batch);
+        launch_megakernel(L, s, rp, film, b, e, rays);
+        WP_CUDA(cudaEventRecord(done[k & 1].e, L.stream()));
+        if (k > 0) {
+            WP_CUDA(cudaEventSynchronize(done[(k - 1) & 1].e));
+            if (opt.progress) opt.progress(b, total);
+        }
+    }
+    WP_CUDA(cudaStreamSynchronize(L.stream()));
+    unsigned long long h[2];
+    WP_CUDA(cudaMemcpy(h, rays, sizeof(h), cudaMemcpyDeviceToHost));
+    st.extension_rays = h[0];
+    st.shadow_rays = h[1];
+    if (opt.progress) opt.progress(total, total);
+}
+
+void wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
+                        DeviceArena& A, Launcher& L, RenderStats& st) {
+    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    // Queue capacity: the request (default 4M paths), at most the samples to render, and within 60% of free memory.
+    const size_t per_path = 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
+                            1 /*alive*/ + 4 /*selected*/ + (opt.sort_materials ? 16 : 0) /*keys, order*/;
+    size_t free_b = 0, total_b = 0;
+    WP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    uint64_t cap = opt.capacity ? opt.capacity : (1u << 22);
+    cap = std::min<uint64_t>(cap, std::max<uint64_t>(total, 1));
+    cap = std::min<uint64_t>(cap, uint64_t(0.6 * double(free_b)) / per_path);
+    cap = std::min<uint64_t>(cap, 0x7fffffffu);
+    if (cap < 1) throw std::runtime_error("not enough free GPU memory for the wavefront queues");
+    st.capacity = uint32_t(cap);
+    st.sorted = opt.sort_materials;
+
+    PathSoA paths[2];
+    A.allocate(paths[0], cap);
+    A.allocate(paths[1], cap);
+    WavefrontQueues q;
+    A.allocate(q.hits, cap);
+    A.allocate(q.shadow, cap);
+    q.alive = A.alloc<uint8_t>(cap);
+    q.counters = A.alloc<uint32_t>(kNumCounters);
+    q.paths_at_depth = A.alloc<unsigned long long>(kStatDepths);
+    q.shadow_at_depth = A.alloc<unsigned long long>(kStatDepths);
+    WP_CUDA(cudaMemsetAsync(q.paths_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
+    WP_CUDA(cudaMemsetAsync(q.shadow_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
+    uint32_t* selected = A.alloc<uint32_t>(cap);
+    uint32_t *keys_sorted = nullptr, *order = nullptr;
+    size_t sort_bytes = 0;
+    if (opt.sort_materials) {
+        q.material_key = A.alloc<uint32_t>(cap);
+        q.order_iota = A.alloc<uint32_t>(cap);
+        keys_sorted = A.alloc<uint32_t>(cap);
+        order = A.alloc<uint32_t>(cap);
+        sort_bytes = sort_materials_temp_bytes(uint32_t(cap));
+    }
+    size_t select_bytes = compact_temp_bytes(uint32_t(cap));
+    void* temp = A.alloc<unsigned char>(std::max(sort_bytes, select_bytes));
+    uint32_t* h_counters = nullptr;  // pinned, read back once per iteration
+    WP_CUDA(cudaMallocHost(&h_counters, kNumCounters * sizeof(uint32_t)));
+    struct FreeHost {
+        uint32_t* p;
+        ~FreeHost() { cudaFreeHost(p); }
+    } free_host{h_counters};
+
+    int cur = 0;
+    uint32_t live = 0;
+    uint64_t next = 0;
+    while (live > 0 || next < total) {
+        q.paths = paths[cur];
+        IterationStat it;
+        it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
+        launch_generate(L, s, rp, q, live, next, it.generated);
+        next += it.generated;
+        uint32_t n = live + it.generated;
+        it.extended = n;
+        WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
+        launch_extend(L, s, q, n);
+        q.order = nullptr;
+        if (opt.sort_materials) {
+            launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, n);
+            q.order = order;
+        }
+        launch_shade(L, s, rp, film, q, n);
+        launch_shadow(L, s, film, q, n);
+        launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
+        cur = 1 - cur;
+        WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                L.stream()));
+        WP_CUDA(cudaStreamSynchronize(L.stream()));
+        L.collect();
+        live = h_counters[kLiveCount];
+        it.shadow = h_counters[kShadowCount];
+        it.live = live;
+        st.iterations.push_back(it);
+        st.extension_rays += n;
+        st.shadow_rays += it.shadow;
+        if (opt.progress) opt.progress(next - live, total);
+    }
+    st.paths_at_depth.resize(kStatDepths);
+    st.shadow_at_depth.resize(kStatDepths);
+    WP_CUDA(cudaMemcpy(st.paths_at_depth.data(), q.paths_at_depth, kStatDepths * sizeof(unsigned long long),
+                       cudaMemcpyDeviceToHost));
+    WP_CUDA(cudaMemcpy(st.shadow_at_depth.data(), q.shadow_at_depth, kStatDepths * sizeof(unsigned long long),
+                       cudaMemcpyDeviceToHost));
+}
+
+}  // namespace
+
+Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const RenderOptions& opt, RenderStats* stats) {
+    RenderStats st;
+    st.backend = "gpu";
+    if (!gpu_available(&st.device)) throw std::runtime_error("no CUDA GPU present");
+    st.mode = mode;
+    st.samples = uint64_t(rp.num_pixels()) * rp.spp;
+    DeviceArena A;
+    SceneView s = upload_scene(sd, A);
+    FilmView film = make_film(rp.num_pixels(), A);
+    Stream stream;
+    Image img;
+    {
+        Launcher L(stream.s);
+        Event t0, t1;
+        WP_CUDA(cudaDeviceSynchronize());
+        WP_CUDA(cudaEventRecord(t0.e, stream.s));
+        if (mode == Mode::Megakernel)
+            megakernel_schedule(s, rp, film, opt, A, L, st);
+        else
+            wavefront_schedule(s, rp, film, opt, A, L, st);
+        WP_CUDA(cudaEventRecord(t1.e, stream.s));
+        WP_CUDA(cudaStreamSynchronize(stream.s));
+        L.collect();
+        float ms = 0;
+        WP_CUDA(cudaEventElapsedTime(&ms, t0.e, t1.e));
+        st.render_ms = ms;
+        for (const KernelStat& k : L.table()) st.kernels.push_back(KernelRow{k.name, k.launches, k.total_ms});
+        img = read_film(film, rp);
+    }
+    if (stats) *stats = std::move(st);
+    return img;
+}
+
+}  // namespace wp

@@ -1,0 +1,12 @@
+// GPU entry points of a build without CUDA: no GPU is ever available.
+#include <stdexcept>
+#include "host/render.h"
+
+namespace wp {
+
+bool gpu_available(std::string*) { return false; }
+Image render_gpu(const SceneData&, const RenderParams&, Mode, const RenderOptions&, RenderStats*) {
+    throw std::runtime_error("wavepath was built without CUDA: no GPU backend");
+}
+
+}  // namespace wp

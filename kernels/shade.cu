@@ -1,0 +1,34 @@
+// shade: emission, BSDF sampling, one light sample (to the shadow queue), Russian roulette. Optionally in
+// material order: sort_materials radix-sorts the hit material keys first (CUB), so warps shade one material.
+#include <cub/device/device_radix_sort.cuh>
+#include "kernels/gpu_stages.h"
+
+namespace wp {
+
+__global__ void shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) stage::shade(s, rp, film, q, i);
+}
+
+void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
+                  uint32_t n) {
+    L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock), shade, s, rp, film, q, n);
+}
+
+size_t sort_materials_temp_bytes(uint32_t capacity) {
+    size_t bytes = 0;
+    WP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                            (const uint32_t*)nullptr, (uint32_t*)nullptr, capacity, 0,
+                                            kMaterialKeyBits));
+    return bytes;
+}
+
+void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* keys_out,
+                           uint32_t* order, uint32_t n) {
+    L.region("sort_materials", [&] {
+        WP_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, q.material_key, keys_out, q.order_iota, order, n, 0,
+                                                kMaterialKeyBits, L.stream()));
+    });
+}
+
+}  // namespace wp

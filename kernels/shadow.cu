@@ -1,0 +1,16 @@
+// shadow: any-hit occlusion of the shadow queue; unoccluded contributions go to the film.
+#include "kernels/gpu_stages.h"
+
+namespace wp {
+
+// Launched over an upper bound of the queue's length; the length itself is on the device.
+__global__ void shadow(SceneView s, FilmView film, WavefrontQueues q, uint32_t n_max) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n_max && i < q.counters[kShadowCount]) stage::shadow(s, film, q, i);
+}
+
+void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t n_max) {
+    L.launch("shadow", dim3(blocks_for(n_max)), dim3(kStageBlock), shadow, s, film, q, n_max);
+}
+
+}  // namespace wp

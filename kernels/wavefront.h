@@ -1,0 +1,147 @@
+// The wavefront stages over one queue item each. Every body is the per-path stage function of stages.h that
+// the megakernel calls (generate_path, extend_path, shade_path, shadow_trace), plus the queue reads and writes
+// around it. The GPU launchers (kernels/<stage>.cu) and the CPU launchers (host/render_cpu.cpp) run these same
+// functions, so the two backends and the two schedules differ only in scheduling.
+#pragma once
+#include "kernels/stages.h"
+#include "queues/path_queue.h"
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
+
+namespace wp {
+
+// ---- packing between the queues' items and the stages' structs ----
+WP_HD PathItem pack(const PathState& p) {
+    PathItem it;
+    it.o_pdf = F4{p.ray.o.x, p.ray.o.y, p.ray.o.z, p.pdf_prev};
+    it.dir = F4{p.ray.d.x, p.ray.d.y, p.ray.d.z, 0.0f};
+    it.beta = F4{p.beta.x, p.beta.y, p.beta.z, 0.0f};
+    it.ids = U4{p.pixel, p.sample, p.depth, p.flags};
+    return it;
+}
+WP_HD PathState unpack(const PathItem& it) {
+    PathState p;
+    p.ray = Ray{xyz(it.o_pdf), xyz(it.dir)};
+    p.pdf_prev = it.o_pdf.w;
+    p.beta = xyz(it.beta);
+    p.pixel = it.ids.x;
+    p.sample = it.ids.y;
+    p.depth = it.ids.z;
+    p.flags = it.ids.w;
+    return p;
+}
+WP_HD HitItem pack(const Hit& h) { return HitItem{F4{h.t, bits_float(h.prim), h.u, h.v}}; }
+WP_HD Hit unpack(const HitItem& it) { return Hit{it.tpuv.x, float_bits(it.tpuv.y), it.tpuv.z, it.tpuv.w}; }
+WP_HD ShadowItem pack(const ShadowRay& s) {
+    return ShadowItem{F4{s.ray.o.x, s.ray.o.y, s.ray.o.z, s.tmax},
+                      F4{s.ray.d.x, s.ray.d.y, s.ray.d.z, bits_float(s.pixel)},
+                      F4{s.contrib.x, s.contrib.y, s.contrib.z, 0.0f}};
+}
+WP_HD ShadowRay unpack(const ShadowItem& it) {
+    ShadowRay s;
+    s.ray = Ray{xyz(it.o_tmax), xyz(it.d_pixel)};
+    s.tmax = it.o_tmax.w;
+    s.pixel = float_bits(it.d_pixel.w);
+    s.contrib = xyz(it.contrib);
+    return s;
+}
+
+// Slot for one push onto a queue whose length is *counter. On the device the threads of a warp that push
+// together take one atomic (the leader adds the group's size); on the host, one relaxed atomic each.
+WP_HD uint32_t queue_push(uint32_t* counter) {
+#if defined(__CUDA_ARCH__)
+    namespace cg = cooperative_groups;
+    cg::coalesced_group g = cg::coalesced_threads();
+    uint32_t base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(counter, uint32_t(g.size()));
+    return g.shfl(base, 0) + g.thread_rank();
+#else
+    return __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
+// Adds 1 to hist[bin]; on the device, threads of a warp with the same bin add together.
+WP_HD void histogram_add(unsigned long long* hist, uint32_t bin) {
+#if defined(__CUDA_ARCH__)
+    unsigned mask = __activemask();
+    unsigned peers = __match_any_sync(mask, bin);
+    if ((threadIdx.x & 31u) == uint32_t(__ffs(peers) - 1)) atomicAdd(&hist[bin], (unsigned long long)__popc(peers));
+#else
+    __atomic_fetch_add(&hist[bin], 1ull, __ATOMIC_RELAXED);
+#endif
+}
+
+constexpr uint32_t kStatDepths = 64;  // depth histogram bins; the last one collects deeper paths
+// Shading order key: 0 = miss, 1 + material type otherwise (3 bits).
+constexpr int kMaterialKeyBits = 3;
+
+// Counters in one small device array, read back together after each iteration.
+enum QueueCounter : uint32_t { kShadowCount = 0, kLiveCount = 1, kNumCounters = 2 };
+
+// The buffers of one wavefront iteration (device pointers on the GPU, host pointers on the CPU).
+struct WavefrontQueues {
+    PathSoA paths;             // paths in flight; shade updates them in place
+    HitSoA hits;               // closest hit of paths[i]
+    ShadowSoA shadow;          // shadow rays pushed by shade
+    uint8_t* alive = nullptr;  // set by shade: paths[i] goes on
+    uint32_t* counters = nullptr;
+    uint32_t* material_key = nullptr;  // optional: written by extend when shading is sorted
+    uint32_t* order_iota = nullptr;    // optional: order_iota[i] = i, sorted by key into order
+    const uint32_t* order = nullptr;   // optional: shade item i shades path order[i]
+    unsigned long long* paths_at_depth = nullptr;   // optional statistics (kStatDepths bins each)
+    unsigned long long* shadow_at_depth = nullptr;
+};
+
+namespace stage {
+
+// generate: the camera path of global sample `index` into slot `slot`.
+WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t slot,
+                    uint64_t index) {
+    q.paths.store(slot, pack(generate_path(s, rp, index)));
+}
+
+// extend: closest hit of path i's ray; with sorting, its material key.
+WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
+    PathState p;
+    F4 o = load4(q.paths.o_pdf + i), d = load4(q.paths.dir + i);
+    p.ray = Ray{xyz(o), xyz(d)};
+    Hit h = extend_path(s, p);
+    q.hits.store(i, pack(h));
+    if (q.material_key) {
+        q.material_key[i] = h.prim == kInvalid ? 0u : 1u + (load4(&s.prims.info[h.prim]).y >> 28);
+        q.order_iota[i] = i;
+    }
+}
+
+// shade: path order[i] (or i): emission, one light sample pushed to the shadow queue, BSDF sample and roulette.
+WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
+                 uint32_t i) {
+    uint32_t j = q.order ? q.order[i] : i;
+    PathState p = unpack(q.paths.load(j));
+    Hit h = unpack(q.hits.load(j));
+    uint32_t depth = p.depth;
+    if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth < kStatDepths ? depth : kStatDepths - 1);
+    ShadowRay sh;
+    bool has_shadow = false;
+    bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
+    q.alive[j] = alive ? 1 : 0;
+    if (alive) q.paths.store(j, pack(p));
+    if (has_shadow) {
+        q.shadow.store(queue_push(&q.counters[kShadowCount]), pack(sh));
+        if (q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth < kStatDepths ? depth : kStatDepths - 1);
+    }
+}
+
+// shadow: shadow ray i; unoccluded light reaches its pixel.
+WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t i) {
+    shadow_trace(s, film, unpack(q.shadow.load(i)));
+}
+
+// compact: the i-th live path (selected[i], found by the select step) into slot i of the next queue.
+WP_HD void compact(const PathSoA& out, const PathSoA& in, const uint32_t* selected, uint32_t i) {
+    out.copy(i, in, selected[i]);
+}
+
+}  // namespace stage
+}  // namespace wp

@@ -1,0 +1,197 @@
+// The wavefront schedule on the CPU backend: compaction, determinism against the megakernel, statistical
+// agreement with independent seeds (with a negative control), and the statistics it reports.
+#include <gtest/gtest.h>
+#include <new>
+#include <random>
+#include <set>
+#include "host/compact_host.h"
+#include "host/image_stats.h"
+#include "host/render.h"
+#include "host/scene_json.h"
+#include "kernels/wavefront.h"
+#include "tests/cornell_scene.h"
+using namespace wp;
+
+namespace {
+LoadedScene scene(const char* name) { return load_scene_json(wp_test::source_dir() + "/scenes/" + name); }
+
+struct SoAHost {  // host arrays for one PathSoA
+    PathSoA q;
+    std::vector<void*> owned;
+    explicit SoAHost(size_t n) {
+        q.visit([&](void** p, size_t bytes, const char*) {
+            *p = ::operator new(bytes * n, std::align_val_t(16));
+            owned.push_back(*p);
+        });
+    }
+    ~SoAHost() {
+        for (void* p : owned) ::operator delete(p, std::align_val_t(16));
+    }
+};
+}  // namespace
+
+TEST(Wavefront, SoAFieldsListedOnce) {
+    EXPECT_EQ(PathSoA::kBytesPerItem, 4 * 16u);
+    EXPECT_EQ(HitSoA::kBytesPerItem, 16u);
+    EXPECT_EQ(ShadowSoA::kBytesPerItem, 3 * 16u);
+    size_t fields = 0;
+    PathSoA q;
+    q.visit([&](void**, size_t bytes, const char*) { fields += bytes == 16 ? 1 : 0; });
+    EXPECT_EQ(fields, 4u);
+    // pack/unpack round trip
+    PathState p;
+    p.ray = Ray{vec3(1, 2, 3), vec3(0, 0.6f, 0.8f)};
+    p.beta = vec3(0.5f, 0.25f, 0.125f);
+    p.pixel = 77;
+    p.sample = 5;
+    p.depth = 3;
+    p.pdf_prev = 0.3f;
+    p.flags = kPrevDelta;
+    PathState r = unpack(pack(p));
+    EXPECT_EQ(r.ray.o, p.ray.o);
+    EXPECT_EQ(r.ray.d, p.ray.d);
+    EXPECT_EQ(r.beta, p.beta);
+    EXPECT_EQ(r.pixel, 77u);
+    EXPECT_EQ(r.sample, 5u);
+    EXPECT_EQ(r.depth, 3u);
+    EXPECT_EQ(r.pdf_prev, 0.3f);
+    EXPECT_EQ(r.flags, uint32_t(kPrevDelta));
+    Hit miss{kInf, kInvalid, 0, 0};
+    EXPECT_EQ(unpack(pack(miss)).prim, kInvalid);
+}
+
+// Random alive masks of several densities: every live item is kept once, in order, with all its fields.
+TEST(Wavefront, CompactionKeepsEveryLiveItemOnce) {
+    std::mt19937 rng(3);
+    const uint32_t n = 10007;
+    SoAHost in(n), out(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        PathState p{};
+        p.ray = Ray{vec3(float(i), 1, 2), vec3(0, 0, 1)};
+        p.beta = vec3(float(i) * 0.5f);
+        p.pixel = i;
+        p.sample = 2 * i;
+        in.q.store(i, pack(p));
+    }
+    for (double density : {0.0, 0.01, 0.5, 0.93, 1.0}) {
+        std::vector<uint8_t> alive(n);
+        std::bernoulli_distribution bd(density);
+        uint32_t expect = 0;
+        for (auto& a : alive) expect += (a = bd(rng) ? 1 : 0);
+        std::vector<uint32_t> sel(n);
+        uint32_t m = select_flagged(alive.data(), n, sel.data());
+        ASSERT_EQ(m, expect) << density;
+        for (uint32_t i = 0; i < m; ++i) stage::compact(out.q, in.q, sel.data(), i);
+        std::set<uint32_t> seen;
+        for (uint32_t i = 0; i < m; ++i) {
+            PathState p = unpack(out.q.load(i));
+            ASSERT_LT(p.pixel, n);
+            EXPECT_TRUE(alive[p.pixel]) << "dead item kept";
+            EXPECT_TRUE(seen.insert(p.pixel).second) << "duplicate";
+            if (i > 0) EXPECT_GT(p.pixel, unpack(out.q.load(i - 1)).pixel);  // order kept
+            EXPECT_EQ(p.sample, 2 * p.pixel);
+            EXPECT_EQ(p.ray.o.x, float(p.pixel));
+            EXPECT_EQ(p.beta.y, float(p.pixel) * 0.5f);
+        }
+        EXPECT_EQ(seen.size(), size_t(expect));
+    }
+}
+
+// Same seed: both schedules draw the same random numbers for the same path and the film sums in fixed point,
+// so the images agree bit for bit, and so do the ray counts. Small capacities force regeneration.
+TEST(Wavefront, SameSeedMatchesMegakernelBitForBit) {
+    for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
+        LoadedScene ls = scene(name);
+        RenderParams rp = ls.params;
+        rp.width = rp.height = 32;
+        ls.data.camera.aspect = 1.0f;
+        rp.spp = 8;
+        RenderStats sm, sw, ss;
+        Image mk = render_cpu(ls.data, rp, Mode::Megakernel, {}, &sm);
+        RenderOptions small;
+        small.capacity = 1000;  // 8192 samples through a queue of 1000
+        Image wf = render_cpu(ls.data, rp, Mode::Wavefront, small, &sw);
+        small.sort_materials = true;
+        Image so = render_cpu(ls.data, rp, Mode::Wavefront, small, &ss);
+        EXPECT_EQ(mk.rgb, wf.rgb) << name;
+        EXPECT_EQ(mk.rgb, so.rgb) << name << " (sorted)";
+        EXPECT_EQ(sm.extension_rays, sw.extension_rays) << name;
+        EXPECT_EQ(sm.shadow_rays, sw.shadow_rays) << name;
+        EXPECT_GT(sw.iterations.size(), 8u);
+        double mean = 0;
+        for (float v : wf.rgb) mean += v;
+        EXPECT_GT(mean / wf.rgb.size(), 0.01) << name;  // not an empty image
+        // statistics add up
+        unsigned long long paths = 0, shadows = 0;
+        for (auto v : sw.paths_at_depth) paths += v;
+        for (auto v : sw.shadow_at_depth) shadows += v;
+        EXPECT_EQ(paths, sw.extension_rays);
+        EXPECT_EQ(shadows, sw.shadow_rays);
+        EXPECT_EQ(sw.paths_at_depth[0], uint64_t(rp.num_pixels()) * rp.spp);
+        uint64_t generated = 0;
+        for (const IterationStat& it : sw.iterations) {
+            generated += it.generated;
+            EXPECT_LE(it.extended, 1000u);
+            EXPECT_LE(it.live, it.extended);
+        }
+        EXPECT_EQ(generated, uint64_t(rp.num_pixels()) * rp.spp);
+        EXPECT_EQ(sw.iterations.back().live, 0u);
+    }
+}
+
+// Independent seeds: M renders per schedule, per 16x16 tile and channel a Welch t of the tile means. The same
+// expectation gives mean z^2 near 1; a 3% brightness error in one schedule (the negative control) must fail.
+TEST(Wavefront, AgreesWithMegakernelStatistically) {
+    struct Case {
+        const char* name;
+        uint32_t spp, max_depth;
+    };
+    for (Case c : {Case{"cornell-box.json", 16, 65}, Case{"glossy-glass.json", 64, 12}}) {
+        LoadedScene ls = scene(c.name);
+        RenderParams rp = ls.params;
+        rp.width = rp.height = 64;
+        ls.data.camera.aspect = 1.0f;
+        rp.spp = c.spp;
+        rp.max_depth = c.max_depth;
+        const int M = 8;
+        std::vector<Image> a, b, b_biased;
+        for (int k = 0; k < M; ++k) {
+            rp.seed = 100 + k;
+            a.push_back(render_cpu(ls.data, rp, Mode::Megakernel));
+            rp.seed = 200 + k;
+            RenderOptions o;
+            o.capacity = 3000;
+            o.sort_materials = k % 2 == 1;
+            b.push_back(render_cpu(ls.data, rp, Mode::Wavefront, o));
+            b_biased.push_back(b.back());
+            for (float& v : b_biased.back().rgb) v *= 1.03f;
+        }
+        Agreement g = agreement(a, b), bad = agreement(a, b_biased);
+        std::printf("%s: %zu tile tests, mean z^2 %.3f, max |z| %.2f; 3%% biased: mean z^2 %.2f\n", c.name, g.tests,
+                    g.z2_mean, g.z_max, bad.z2_mean);
+        EXPECT_EQ(g.tests, 48u);
+        EXPECT_LT(g.z2_mean, 2.0) << c.name;
+        EXPECT_LT(g.z_max, 6.0) << c.name;
+        EXPECT_GT(bad.z2_mean, 3.0) << c.name << ": the test cannot see a 3% error";
+    }
+}
+
+// Compare_images on identical and different images.
+TEST(Wavefront, CompareImages) {
+    Image a;
+    a.width = a.height = 32;
+    a.rgb.assign(3 * 32 * 32, 0.0f);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (float& v : a.rgb) v = u(rng);
+    ImageDiff same = compare_images(a, a);
+    EXPECT_EQ(same.identical, 1.0);
+    EXPECT_EQ(same.rmse, 0.0);
+    EXPECT_EQ(same.z_max, 0.0);
+    Image b = a;
+    for (float& v : b.rgb) v += 0.2f;
+    ImageDiff d = compare_images(a, b);
+    EXPECT_EQ(d.identical, 0.0);
+    EXPECT_NEAR(d.rmse, 0.2, 1e-5);
+    EXPECT_GT(d.z2_mean, 10.0);  // 0.2 against a per-pixel std of 0.29 over 256 pixels: z about 7
+}
