@@ -8,12 +8,13 @@ set -u
 cd "$(dirname "$0")/.."
 WP=${1:-build/wavepath}
 OUTD=${2:-${OUT:-/tmp}/bench}
-mkdir -p "$OUTD"
+IMG=${WP_BENCH_IMAGES:-/tmp/wp-bench-images}  # images apart from the logs (the device tool returns few files)
+mkdir -p "$OUTD" "$IMG"
 export CUDA_MODULE_LOADING=EAGER  # module load outside the timed region
 run() {  # name, scene, extra args...
   local name=$1 scene=$2; shift 2
-  "$WP" render "$scene" --backend gpu --mode both --stats -o "$OUTD/$name.exr" "$@" > "$OUTD/$name.log" 2>&1
-  "$WP" render "$scene" --backend gpu --mode wavefront --sort-materials --stats -o "$OUTD/$name-sorted.exr" "$@" \
+  "$WP" render "$scene" --backend gpu --mode both --stats -o "$IMG/$name.exr" "$@" > "$OUTD/$name.log" 2>&1
+  "$WP" render "$scene" --backend gpu --mode wavefront --sort-materials --stats -o "$IMG/$name-sorted.exr" "$@" \
       > "$OUTD/$name-sorted.log" 2>&1
 }
 run cornell scenes/cornell-box.json --width 1024 --height 1024 --spp 64

@@ -19,10 +19,13 @@ cuobjdump --dump-resource-usage $B/wavepath 2>/dev/null | grep -A1 -E "Function 
   sed -nE 's/.*Function _ZN2wp([0-9]+)([a-z_]+).*/\2/p; s/.*REG:([0-9]+) STACK:([0-9]+) SHARED:([0-9]+) LOCAL:([0-9]+).*/  REG \1 STACK \2 SHARED \3 LOCAL \4/p' | paste - - | tee "$O/resources.txt"
 echo "== memcheck (wavefront and megakernel, small render)"
 compute-sanitizer --tool memcheck $B/wavepath render scenes/glossy-glass.json --backend gpu --mode both \
-  --width 64 --height 64 --spp 4 -o "$O/memcheck.exr" > "$O/memcheck.log" 2>&1
+  --width 64 --height 64 --spp 4 -o /tmp/memcheck.exr > "$O/memcheck.log" 2>&1
 tail -2 "$O/memcheck.log"
 echo "== ncu (cornell 512x512 16 spp)"
 ncu --kernel-name regex:"^(megakernel|generate|extend|shade|shadow|compact)$" --launch-count 14 \
   --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
-  $B/wavepath render scenes/cornell-box.json --backend gpu --mode both --width 512 --height 512 --spp 16 -o "$O/ncu.exr" > "$O/ncu.log" 2>&1
-grep -E "^  [a-z_]+\(|registers_per_thread|warps_active|thread_inst_executed|gpu__time" "$O/ncu.log" | head -80
+  $B/wavepath render scenes/cornell-box.json --backend gpu --mode both --width 512 --height 512 --spp 16 -o /tmp/ncu.exr > "$O/ncu.log" 2>&1
+ncu --kernel-name regex:"^megakernel$" --launch-count 2 \
+  --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
+  $B/wavepath render scenes/cornell-box.json --backend gpu --mode megakernel --width 512 --height 512 --spp 16 -o /tmp/ncu.exr >> "$O/ncu.log" 2>&1
+python3 profiling/ncu_summary.py "$O/ncu.log"
