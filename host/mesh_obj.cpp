@@ -104,7 +104,7 @@ ObjMesh load_obj(const std::string& path, const mat4& M, bool smooth) {
                 mesh.pos.push_back(wpos[c[k].vertex_index]);
                 mesh.normal.push_back(hn ? n[k] : vec3(0.0f));
                 const float* t = ht ? &att.texcoords[2 * c[k].texcoord_index] : nullptr;
-                mesh.uv.push_back(t ? vec2(t[0], t[1]) : vec2(0.0f));
+                mesh.uv.push_back(t ? vec2(t[0], 1.0f - t[1]) : vec2(0.0f));  // OBJ v runs up; ours down (glTF)
                 vidx.push_back(c[k].vertex_index);
             }
             mesh.has_normals.push_back(hn ? 1 : 0);

@@ -65,6 +65,13 @@ SceneView upload_scene(const SceneData& sd, DeviceArena& A) {
     s.principled = A.upload(sd.principled);
     s.lights = A.upload(sd.lights);
     s.light_cdf = A.upload(sd.light_cdf);
+    if (s.env.texels) {
+        s.env.texels = A.upload(sd.env_texels);
+        s.env.marginal = A.upload(sd.env_marginal);
+        s.env.conditional = A.upload(sd.env_conditional);
+    }
+    s.tex_texels = A.upload(sd.tex_texels);
+    s.textures = A.upload(sd.textures);
     return s;
 }
 

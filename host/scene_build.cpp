@@ -1,4 +1,5 @@
 #include "host/scene_build.h"
+#include <cmath>
 #include <stdexcept>
 
 namespace wp {
@@ -17,7 +18,19 @@ SceneView SceneData::view() const {
     s.lights = lights.data();
     s.light_cdf = light_cdf.data();
     s.num_lights = uint32_t(lights.size());
-    s.background = background;
+    s.env.constant = background;
+    s.env.select_prob = env_select_prob;
+    s.env.rot_cos = std::cos(env_rotation_deg * kPi / 180.0f);
+    s.env.rot_sin = std::sin(env_rotation_deg * kPi / 180.0f);
+    if (!env_texels.empty()) {
+        s.env.texels = env_texels.data();
+        s.env.width = env_width;
+        s.env.height = env_height;
+        s.env.marginal = env_marginal.data();
+        s.env.conditional = env_conditional.data();
+    }
+    s.tex_texels = tex_texels.empty() ? nullptr : tex_texels.data();
+    s.textures = textures.empty() ? nullptr : textures.data();
     s.camera = camera;
     return s;
 }
@@ -36,8 +49,8 @@ CameraData make_camera(vec3 pos, vec3 target, vec3 up, float vfov_deg, float asp
     return c;
 }
 
-MatHandle SceneBuilder::lambert(vec3 albedo) {
-    data_.lambert.push_back({albedo});
+MatHandle SceneBuilder::lambert(vec3 albedo, uint32_t tex) {
+    data_.lambert.push_back({albedo, tex});
     return MatHandle::make(MatType::Lambert, uint32_t(data_.lambert.size() - 1));
 }
 MatHandle SceneBuilder::conductor(vec3 color, float alpha) {
@@ -56,8 +69,36 @@ MatHandle SceneBuilder::principled(vec3 base, float metallic, float roughness) {
     p.base_color = base;
     p.metallic = metallic;
     p.roughness = roughness;
+    p.base_tex = p.mr_tex = p.normal_tex = p.emissive_tex = kNoTexture;
+    p.normal_scale = 1.0f;
+    return principled(p);
+}
+MatHandle SceneBuilder::principled(const PrincipledData& p) {
     data_.principled.push_back(p);
     return MatHandle::make(MatType::Principled, uint32_t(data_.principled.size() - 1));
+}
+MatHandle SceneBuilder::conductor_complex(vec3 eta, vec3 k, float alpha) {
+    ConductorData d{};
+    d.color = vec3(1.0f);
+    d.alpha = alpha;
+    d.eta = eta;
+    d.k = k;
+    d.use_complex_ior = 1;
+    data_.conductor.push_back(d);
+    return MatHandle::make(MatType::Conductor, uint32_t(data_.conductor.size() - 1));
+}
+uint32_t SceneBuilder::texture(std::vector<F4> texels, uint32_t w, uint32_t h) {
+    if (w == 0 || h == 0 || texels.size() != size_t(w) * h) throw std::runtime_error("texture of bad size");
+    data_.textures.push_back(TexInfo{uint32_t(data_.tex_texels.size()), w, h, 0});
+    data_.tex_texels.insert(data_.tex_texels.end(), texels.begin(), texels.end());
+    return uint32_t(data_.textures.size() - 1);
+}
+void SceneBuilder::set_environment(std::vector<F4> texels, uint32_t w, uint32_t h, float rotation_deg) {
+    if (w == 0 || h == 0 || texels.size() != size_t(w) * h) throw std::runtime_error("environment map of bad size");
+    data_.env_texels = std::move(texels);
+    data_.env_width = w;
+    data_.env_height = h;
+    data_.env_rotation_deg = rotation_deg;
 }
 void SceneBuilder::sphere(vec3 c, float r, MatHandle m, vec3 Le, bool two_sided) {
     prims_.push_back({ShapeType::Sphere, c, vec3(r, 0, 0), vec3(0), m, Le, two_sided, kInvalid});
@@ -72,7 +113,7 @@ void SceneBuilder::triangle(vec3 a, vec3 b, vec3 c, MatHandle m, const TriAttr& 
     prims_.push_back({ShapeType::Triangle, a, b - a, c - a, m, Le, two_sided, uint32_t(attrs_.size())});
     attrs_.push_back(attr);
 }
-void SceneBuilder::cube(const mat4& M, MatHandle m) {
+void SceneBuilder::cube(const mat4& M, MatHandle m, vec3 Le, bool two_sided) {
     auto P = [&](vec3 p) { return vec3(M * vec4(p, 1.0f)); };
     // each face: corner, and two edges ordered so that cross(eu, ev) points outward
     const vec3 faces[6][3] = {
@@ -81,7 +122,7 @@ void SceneBuilder::cube(const mat4& M, MatHandle m) {
         {vec3(-1, -1, 1), vec3(2, 0, 0), vec3(0, 2, 0)},  {vec3(-1, -1, -1), vec3(0, 2, 0), vec3(2, 0, 0)}};
     for (const auto& f : faces) {
         vec3 c = P(f[0]);
-        quad(c, P(f[0] + f[1]) - c, P(f[0] + f[2]) - c, m);
+        quad(c, P(f[0] + f[1]) - c, P(f[0] + f[2]) - c, m, Le, two_sided);
     }
 }
 
@@ -141,6 +182,40 @@ SceneData SceneBuilder::build() {
         d.light_cdf.push_back(float(acc / total));
     }
     if (!d.light_cdf.empty()) d.light_cdf.back() = 1.0f;
+
+    // Environment: CDFs over texels weighted by luminance * sin(theta); a light when it emits anything.
+    bool env_emits = max_comp(d.background) > 0.0f;
+    if (!d.env_texels.empty()) {
+        uint32_t W = d.env_width, H = d.env_height;
+        d.env_conditional.assign(size_t(H) * (W + 1), 0.0f);
+        d.env_marginal.assign(H + 1, 0.0f);
+        std::vector<double> row(H, 0.0);
+        for (uint32_t j = 0; j < H; ++j) {
+            double st = std::sin(kPi * (j + 0.5) / H), acc = 0.0;
+            std::vector<double> c(W + 1, 0.0);
+            for (uint32_t i = 0; i < W; ++i) {
+                const F4& t = d.env_texels[size_t(j) * W + i];
+                double w = std::max(0.0, double(luminance(vec3(t.x, t.y, t.z)))) * st;
+                if (!std::isfinite(w)) throw std::runtime_error("environment map has non-finite texels");
+                acc += w;
+                c[i + 1] = acc;
+            }
+            row[j] = acc;
+            float* dst = &d.env_conditional[size_t(j) * (W + 1)];
+            for (uint32_t i = 0; i <= W; ++i) dst[i] = acc > 0 ? float(c[i] / acc) : float(i) / float(W);
+            dst[W] = 1.0f;
+        }
+        double tot = 0.0;
+        for (uint32_t j = 0; j < H; ++j) tot += row[j];
+        env_emits = tot > 0.0;
+        double acc = 0.0;
+        for (uint32_t j = 0; j < H; ++j) {
+            acc += row[j];
+            d.env_marginal[j + 1] = tot > 0 ? float(acc / tot) : float(j + 1) / float(H);
+        }
+        d.env_marginal[H] = 1.0f;
+    }
+    d.env_select_prob = env_emits ? (d.lights.empty() ? 1.0f : 0.5f) : 0.0f;
     return d;
 }
 

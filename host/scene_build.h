@@ -17,7 +17,14 @@ struct SceneData {
     std::vector<PrincipledData> principled;
     std::vector<Light> lights;
     std::vector<float> light_cdf;
-    vec3 background{0.0f};
+    vec3 background{0.0f};              // constant environment (when there is no map)
+    std::vector<F4> env_texels;         // lat-long map, radiance
+    uint32_t env_width = 0, env_height = 0;
+    float env_rotation_deg = 0.0f;      // about +y
+    std::vector<float> env_marginal, env_conditional;  // built by SceneBuilder::build
+    float env_select_prob = 0.0f;
+    std::vector<F4> tex_texels;         // all textures, linear RGBA
+    std::vector<TexInfo> textures;
     CameraData camera{};
     int bvh_depth = 0;
     SceneView view() const;  // host pointers
@@ -37,10 +44,14 @@ struct TriAttr {
 
 class SceneBuilder {
 public:
-    MatHandle lambert(vec3 albedo);
+    MatHandle lambert(vec3 albedo, uint32_t albedo_tex = kNoTexture);
     MatHandle conductor(vec3 color, float alpha);
     MatHandle dielectric(float ior, float alpha = 0.0f, vec3 tint = vec3(1.0f));
     MatHandle principled(vec3 base, float metallic, float roughness);
+    MatHandle principled(const PrincipledData& p);
+    MatHandle conductor_complex(vec3 eta, vec3 k, float alpha);
+    // A texture of w x h linear RGBA texels (row 0 at the top); returns its id.
+    uint32_t texture(std::vector<F4> texels, uint32_t w, uint32_t h);
     // Emission Le (zero: not a light). One-sided lights emit on the side their normal faces.
     void sphere(vec3 c, float r, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
     void quad(vec3 corner, vec3 eu, vec3 ev, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
@@ -49,8 +60,10 @@ public:
     void triangle(vec3 a, vec3 b, vec3 c, MatHandle m, const TriAttr& attr, vec3 Le = vec3(0.0f),
                   bool two_sided = false);
     // Unit cube [-1,1]^3 under transform M, as six outward-facing quads.
-    void cube(const mat4& M, MatHandle m);
+    void cube(const mat4& M, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
     void set_background(vec3 bg) { data_.background = bg; }
+    // Lat-long environment map (radiance, row 0 = up), replacing the constant background.
+    void set_environment(std::vector<F4> texels, uint32_t w, uint32_t h, float rotation_deg = 0.0f);
     void set_camera(const CameraData& c) { data_.camera = c; }
     SceneData build();
 

@@ -1,4 +1,5 @@
 #include "host/scene_json.h"
+#include "host/image_load.h"
 #include "host/mesh_obj.h"
 #include <nlohmann/json.hpp>
 #include <cmath>
@@ -8,6 +9,28 @@
 #include <set>
 
 namespace wp {
+
+bool conductor_preset(const std::string& name, vec3& eta, vec3& k) {
+    // RGB complex IOR (R, G, B at about 650, 550, 450 nm), as tabulated by Tungsten and Mitsuba
+    struct P {
+        const char* name;
+        vec3 eta, k;
+    };
+    static const P presets[] = {
+        {"Cu", vec3(0.2004377f, 0.9240334f, 1.1022120f), vec3(3.9129485f, 2.4528477f, 2.1421880f)},
+        {"Au", vec3(0.1431190f, 0.3749570f, 1.4424786f), vec3(3.9831604f, 2.3857207f, 1.6032153f)},
+        {"Ag", vec3(0.1552646f, 0.1167233f, 0.1383807f), vec3(4.8283433f, 3.1222459f, 2.1469504f)},
+        {"Al", vec3(1.6574600f, 0.8803690f, 0.5212287f), vec3(9.2238692f, 6.2695232f, 4.8370012f)},
+    };
+    for (const P& p : presets)
+        if (name == p.name) {
+            eta = p.eta;
+            k = p.k;
+            return true;
+        }
+    return false;
+}
+
 namespace {
 using json = nlohmann::json;
 const char* const kFromFile = "from_file";  // "material": "from_file": a mesh's own MTL materials
@@ -81,7 +104,7 @@ LoadedScene load_scene_json(const std::string& path) {
     } catch (const json::parse_error& e) {
         throw SceneError(path + ": JSON syntax error: " + e.what());
     }
-    c.keys(root, "", {"render", "camera", "materials", "objects", "background"});
+    c.keys(root, "", {"render", "camera", "materials", "objects", "background", "environment"});
     LoadedScene ls;
     RenderParams& rp = ls.params;
     json render = root.value("render", json::object());
@@ -109,6 +132,48 @@ LoadedScene load_scene_json(const std::string& path) {
                              c.num(cam, "focus_distance", "/camera", glm::length(tgt - pos))));
     b.set_background(c.v3(root, "background", "", vec3(0.0f)));
 
+    size_t slash0 = path.find_last_of('/');
+    const std::string base_dir = slash0 == std::string::npos ? std::string() : path.substr(0, slash0 + 1);
+    auto resolve = [](const std::string& dir, const std::string& f) { return !f.empty() && f[0] == '/' ? f : dir + f; };
+    std::map<std::pair<std::string, bool>, uint32_t> tex_cache;
+    // texture file -> id; `where` is the JSON pointer blamed for a bad file
+    auto texture = [&](const std::string& file, bool srgb, const std::string& where) -> uint32_t {
+        auto key = std::make_pair(file, srgb);
+        auto it = tex_cache.find(key);
+        if (it != tex_cache.end()) return it->second;
+        LoadedImage im;
+        try {
+            im = load_image(file, srgb);
+        } catch (const ImageError& e) {
+            c.fail(where, e.what());
+        }
+        uint32_t id = b.texture(std::move(im.texels), im.width, im.height);
+        tex_cache[key] = id;
+        return id;
+    };
+    auto opt_texture = [&](const json& m, const char* k, const std::string& p, bool srgb) -> uint32_t {
+        if (!m.contains(k)) return kNoTexture;
+        if (!m[k].is_string() || m[k].get<std::string>().empty()) c.fail(p + "/" + k, "expected a file name");
+        return texture(resolve(base_dir, m[k].get<std::string>()), srgb, p + "/" + k);
+    };
+    if (root.contains("environment")) {
+        const json& e = root["environment"];
+        if (!e.is_object()) c.fail("/environment", "expected an object {\"file\", \"scale\", \"rotation\"}");
+        c.keys(e, "/environment", {"file", "scale", "rotation"});
+        if (root.contains("background")) c.fail("/background", "give either a constant background or an environment map");
+        if (!e.contains("file") || !e["file"].is_string()) c.fail("/environment/file", "missing or not a file name");
+        std::string f = resolve(base_dir, e["file"].get<std::string>());
+        LoadedImage im;
+        try {
+            im = load_image(f, false);
+        } catch (const ImageError& err) {
+            c.fail("/environment/file", err.what());
+        }
+        vec3 sc = c.v3(e, "scale", "/environment", vec3(1.0f));
+        if (glm::min(sc.x, glm::min(sc.y, sc.z)) < 0.0f) c.fail("/environment/scale", "must not be negative");
+        for (F4& t : im.texels) t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+        b.set_environment(std::move(im.texels), im.width, im.height, c.num(e, "rotation", "/environment", 0.0f));
+    }
     std::map<std::string, MatHandle> mats;
     json jm = root.value("materials", json::object());
     if (!jm.is_object()) c.fail("/materials", "expected an object of named materials");
@@ -119,12 +184,31 @@ LoadedScene load_scene_json(const std::string& path) {
         if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) c.fail(p + "/type", "missing or not a string");
         std::string t = m["type"];
         if (t == "lambert") {
-            c.keys(m, p, {"type", "albedo"});
-            mats[it.key()] = b.lambert(glm::clamp(c.v3(m, "albedo", p, vec3(0.5f)), 0.0f, 1.0f));
+            c.keys(m, p, {"type", "albedo", "albedo_texture"});
+            mats[it.key()] = b.lambert(glm::clamp(c.v3(m, "albedo", p, vec3(m.contains("albedo_texture") ? 1.0f : 0.5f)), 0.0f, 1.0f),
+                                       opt_texture(m, "albedo_texture", p, true));
         } else if (t == "conductor") {
-            c.keys(m, p, {"type", "color", "roughness"});
+            c.keys(m, p, {"type", "color", "roughness", "preset", "eta", "k"});
             float r = c.num(m, "roughness", p, 0.0f);
-            mats[it.key()] = b.conductor(c.v3(m, "color", p, vec3(0.9f)), r * r);
+            if (!(r >= 0.0f && r <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
+            if (m.contains("preset") || m.contains("eta") || m.contains("k")) {
+                if (m.contains("color")) c.fail(p + "/color", "give either a color (Schlick) or a complex IOR (preset, or eta and k)");
+                vec3 eta, k;
+                if (m.contains("preset")) {
+                    if (m.contains("eta") || m.contains("k")) c.fail(p + "/preset", "give either a preset or eta and k");
+                    if (!m["preset"].is_string() || !conductor_preset(m["preset"].get<std::string>(), eta, k))
+                        c.fail(p + "/preset", "unknown conductor preset (Cu, Au, Ag, Al)");
+                } else {
+                    if (!m.contains("eta") || !m.contains("k")) c.fail(p + (m.contains("eta") ? "/k" : "/eta"), "missing (eta and k go together)");
+                    eta = c.v3(m, "eta", p, vec3(1.0f));
+                    k = c.v3(m, "k", p, vec3(0.0f));
+                    if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f) c.fail(p + "/eta", "must be > 0");
+                    if (glm::min(k.x, glm::min(k.y, k.z)) < 0.0f) c.fail(p + "/k", "must not be negative");
+                }
+                mats[it.key()] = b.conductor_complex(eta, k, r * r);
+            } else {
+                mats[it.key()] = b.conductor(glm::clamp(c.v3(m, "color", p, vec3(0.9f)), 0.0f, 1.0f), r * r);
+            }
         } else if (t == "dielectric") {
             c.keys(m, p, {"type", "ior", "roughness"});
             float r = c.num(m, "roughness", p, 0.0f);
@@ -132,9 +216,22 @@ LoadedScene load_scene_json(const std::string& path) {
             if (!(ior > 1.0f)) c.fail(p + "/ior", "must be > 1");
             mats[it.key()] = b.dielectric(ior, r * r);
         } else if (t == "principled") {
-            c.keys(m, p, {"type", "base_color", "metallic", "roughness"});
-            mats[it.key()] = b.principled(c.v3(m, "base_color", p, vec3(0.8f)), c.num(m, "metallic", p, 0.0f),
-                                          c.num(m, "roughness", p, 0.5f));
+            c.keys(m, p, {"type", "base_color", "metallic", "roughness", "base_color_texture", "metallic_roughness_texture",
+                          "normal_texture", "normal_scale", "emissive", "emissive_texture"});
+            PrincipledData d{};
+            d.base_color = glm::clamp(c.v3(m, "base_color", p, vec3(m.contains("base_color_texture") ? 1.0f : 0.8f)), 0.0f, 1.0f);
+            d.metallic = c.num(m, "metallic", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.0f);
+            d.roughness = c.num(m, "roughness", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.5f);
+            if (!(d.metallic >= 0.0f && d.metallic <= 1.0f)) c.fail(p + "/metallic", "must be in [0, 1]");
+            if (!(d.roughness >= 0.0f && d.roughness <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
+            d.base_tex = opt_texture(m, "base_color_texture", p, true);
+            d.mr_tex = opt_texture(m, "metallic_roughness_texture", p, false);
+            d.normal_tex = opt_texture(m, "normal_texture", p, false);
+            d.normal_scale = c.num(m, "normal_scale", p, 1.0f);
+            d.emissive = c.v3(m, "emissive", p, vec3(m.contains("emissive_texture") ? 1.0f : 0.0f));
+            if (glm::min(d.emissive.x, glm::min(d.emissive.y, d.emissive.z)) < 0.0f) c.fail(p + "/emissive", "must not be negative");
+            d.emissive_tex = opt_texture(m, "emissive_texture", p, true);
+            mats[it.key()] = b.principled(d);
         } else {
             c.fail(p + "/type", "unknown material type '" + t + "' (lambert, conductor, dielectric, principled)");
         }
@@ -174,8 +271,7 @@ LoadedScene load_scene_json(const std::string& path) {
             if (!(glm::length(glm::cross(eu, ev)) > 0.0f)) c.fail(p + "/transform", "quad has zero area");
             b.quad(q, eu, ev, mit->second, Le, two);
         } else if (t == "cube") {  // [-1,1]^3 under the transform
-            if (max_comp(Le) > 0.0f) c.fail(p + "/emission", "emissive cubes are not supported yet");
-            b.cube(M, mit->second);
+            b.cube(M, mit->second, Le, two);
         } else if (t == "mesh") {  // OBJ triangles under the transform; each triangle a light if emissive
             if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
                 c.fail(p + "/file", "missing or not a file name");
@@ -194,7 +290,19 @@ LoadedScene load_scene_json(const std::string& path) {
             std::vector<MatHandle> file_mats;
             if (from_file) {
                 if (mesh.materials.empty()) c.fail(p + "/material", "'from_file', but '" + file + "' has no MTL materials");
-                for (const ObjMaterial& om : mesh.materials) file_mats.push_back(b.lambert(glm::clamp(om.kd, 0.0f, 1.0f)));
+                for (size_t k = 0; k < mesh.materials.size(); ++k) {
+                    const ObjMaterial& om = mesh.materials[k];
+                    uint32_t tex = kNoTexture;
+                    if (!om.map_kd.empty()) {  // MTL paths are relative to the OBJ; backslashes as written by Windows tools
+                        std::string tf = om.map_kd;
+                        for (char& ch : tf)
+                            if (ch == '\\') ch = '/';
+                        size_t os = file.find_last_of('/');
+                        tex = texture(resolve(os == std::string::npos ? std::string() : file.substr(0, os + 1), tf), true,
+                                      p + "/file");
+                    }
+                    file_mats.push_back(b.lambert(glm::clamp(tex == kNoTexture ? om.kd : vec3(1.0f), 0.0f, 1.0f), tex));
+                }
             }
             bool emissive = max_comp(Le) > 0.0f;
             for (size_t i = 0; i < mesh.triangles(); ++i) {

@@ -19,4 +19,7 @@ struct LoadedScene {
 
 LoadedScene load_scene_json(const std::string& path);
 
+// Complex IOR of a named conductor ("Cu", "Au", "Ag", "Al"); false for an unknown name.
+bool conductor_preset(const std::string& name, vec3& eta, vec3& k);
+
 }  // namespace wp

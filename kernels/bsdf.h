@@ -25,7 +25,7 @@ struct MatParams {
 };
 
 WP_HD bool is_delta(const MatParams& m) {
-    return (m.type == MatType::Conductor || m.type == MatType::Dielectric) && m.alpha < 1e-4f;
+    return (m.type == MatType::Conductor || m.type == MatType::Dielectric) && m.alpha < 1e-3f;  // effectively smooth (as pbrt-v4)
 }
 
 // ---- sampling helpers ----
@@ -110,7 +110,8 @@ WP_HD float ggx_D(vec3 wm, float a) {
     float c2 = wm.z * wm.z;
     if (c2 <= 0.0f) return 0.0f;
     float a2 = a * a;
-    float d = c2 * (a2 - 1.0f) + 1.0f;
+    // c2 (a2 - 1) + 1 written as sin^2 + c2 a2: no cancellation at the peak for tiny alpha (finite D)
+    float d = (wm.x * wm.x + wm.y * wm.y) + c2 * a2;
     return a2 / (kPi * d * d);
 }
 WP_HD float ggx_lambda(vec3 w, float a) {
@@ -176,7 +177,7 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
             return m.color * kInvPi;
         }
         case MatType::Conductor: {
-            if (m.alpha < 1e-4f || wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
+            if (m.alpha < 1e-3f || wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
             vec3 wm = wo + wi;
             if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
             wm = glm::normalize(wm);
@@ -185,7 +186,7 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
             return conductor_F(m, fabsf(dwo)) * (ggx_D(wm, m.alpha) * ggx_G2(wo, wi, m.alpha) / (4.0f * wo.z * wi.z));
         }
         case MatType::Dielectric: {
-            if (m.alpha < 1e-4f || wo.z == 0.0f || wi.z == 0.0f) return vec3(0.0f);
+            if (m.alpha < 1e-3f || wo.z == 0.0f || wi.z == 0.0f) return vec3(0.0f);
             float cos_o = wo.z, cos_i = wi.z;
             bool reflect = cos_o * cos_i > 0.0f;
             float etap = 1.0f;
@@ -241,7 +242,7 @@ WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSam
         }
         case MatType::Conductor: {
             if (wo.z <= 0.0f) return false;
-            if (m.alpha < 1e-4f) {
+            if (m.alpha < 1e-3f) {
                 s.wi = vec3(-wo.x, -wo.y, wo.z);
                 s.pdf = 1.0f;
                 s.f = conductor_F(m, wo.z) / wo.z;
@@ -256,7 +257,7 @@ WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSam
         }
         case MatType::Dielectric: {
             if (wo.z == 0.0f) return false;
-            if (m.alpha < 1e-4f) {
+            if (m.alpha < 1e-3f) {
                 float F = fresnel_dielectric(wo.z, m.ior);
                 vec3 n(0.0f, 0.0f, wo.z > 0.0f ? 1.0f : -1.0f);
                 s.delta = true;

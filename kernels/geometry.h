@@ -118,6 +118,7 @@ struct SurfacePoint {
     vec3 ng;  // geometric normal, unit, as the primitive is oriented (not flipped toward the ray)
     vec3 ns;  // shading normal, unit, same hemisphere as ng
     vec2 uv;
+    vec3 dpdu{0.0f}, dpdv{0.0f};  // texture-space tangents (zero where the primitive has no texture coordinates)
 };
 
 WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r) {
@@ -145,6 +146,10 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
     sp.ng = glm::normalize(glm::cross(e1, e2));
     sp.ns = sp.ng;
     sp.uv = vec2(h.u, h.v);
+    if (type == uint32_t(ShapeType::Quad)) {
+        sp.dpdu = e1;
+        sp.dpdv = e2;
+    }
     if (type == uint32_t(ShapeType::Triangle)) {
         U4 info = load4(&P.info[h.prim]);
         if (info.w != kInvalid && P.attr) {
@@ -152,6 +157,13 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
             F4 a0 = load4(a), a1 = load4(a + 1), a2 = load4(a + 2), a3 = load4(a + 3);
             float w0 = 1.0f - h.u - h.v;
             sp.uv = vec2(w0 * a0.w + h.u * a1.w + h.v * a2.w, w0 * a3.x + h.u * a3.y + h.v * a3.z);
+            vec2 d1(a1.w - a0.w, a3.y - a3.x), d2(a2.w - a0.w, a3.z - a3.x);
+            float det = d1.x * d2.y - d1.y * d2.x;
+            if (det != 0.0f) {
+                float inv = 1.0f / det;
+                sp.dpdu = (d2.y * e1 - d1.y * e2) * inv;
+                sp.dpdv = (d1.x * e2 - d2.x * e1) * inv;
+            }
             if (a3.w != 0.0f) {
                 vec3 n = w0 * xyz(a0) + h.u * xyz(a1) + h.v * xyz(a2);
                 float len2 = glm::dot(n, n);

@@ -1,7 +1,9 @@
-// Area lights: emissive triangles, quads and spheres, chosen in proportion to power.
-// Pdfs are per unit solid angle at the reference point and include the selection probability.
+// Lights: emissive triangles, quads and spheres, chosen in proportion to power, and the environment (chosen
+// with probability env.select_prob: 1 without area lights, else 1/2). Pdfs are per unit solid angle at the
+// reference point and include the selection probability.
 #pragma once
 #include "bsdf.h"
+#include "environment.h"
 #include "geometry.h"
 
 namespace wp {
@@ -42,23 +44,33 @@ WP_HD float sphere_cos_max(vec3 ref, vec3 c, float r, float& dc) {
 // Solid-angle pdf of reaching point p (normal n) on light li from ref, selection included.
 WP_HD float light_pdf(const SceneView& s, uint32_t li, vec3 ref, vec3 p, vec3 n) {
     const Light& L = s.lights[li];
+    const float area_prob = 1.0f - s.env.select_prob;
     F4 g0 = load4(&s.prims.geom[3 * L.prim]);
     uint32_t type = float_bits(g0.w);
     if (type == uint32_t(ShapeType::Sphere)) {
         float r = load4(&s.prims.geom[3 * L.prim + 1]).x;
         float dc;
         float cmax = sphere_cos_max(ref, xyz(g0), r, dc);
-        if (dc > r * 1.0001f) return L.select_pdf / (2.0f * kPi * (1.0f - cmax));
+        if (dc > r * 1.0001f) return area_prob * L.select_pdf / (2.0f * kPi * (1.0f - cmax));
     }
     vec3 d = p - ref;
     float d2 = glm::dot(d, d);
     float cos_l = fabsf(glm::dot(n, d)) / sqrtf(d2);
     if (cos_l <= 0.0f) return 0.0f;
-    return L.select_pdf * d2 / (cos_l * L.area);
+    return area_prob * L.select_pdf * d2 / (cos_l * L.area);
 }
 
 WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightSample& ls) {
+    const float pe = s.env.select_prob, area_prob = 1.0f - pe;
+    if (pe > 0.0f && usel < pe) {
+        if (!env_sample(s.env, u, ls.wi, ls.Le, ls.pdf)) return false;
+        ls.dist = kInf;
+        ls.p = ref;
+        ls.n = -ls.wi;
+        return finite1(ls.pdf);
+    }
     if (s.num_lights == 0) return false;
+    usel = glm::min((usel - pe) / area_prob, 0.99999994f);
     uint32_t li = select_light(s, usel);
     const Light& L = s.lights[li];
     F4 g0 = load4(&s.prims.geom[3 * L.prim]);
@@ -81,7 +93,7 @@ WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightS
             ls.p = c + r * ls.n;
             ls.wi = glm::normalize(ls.p - ref);
             ls.dist = glm::length(ls.p - ref);
-            ls.pdf = L.select_pdf / (2.0f * kPi * (1.0f - cmax));
+            ls.pdf = area_prob * L.select_pdf / (2.0f * kPi * (1.0f - cmax));
             ls.Le = light_emitted(L, ls.n, -ls.wi);
             return ls.pdf > 0.0f && finite1(ls.pdf);
         }
@@ -106,7 +118,7 @@ WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightS
     ls.wi = d / ls.dist;
     float cos_l = fabsf(glm::dot(ls.n, ls.wi));
     if (cos_l <= 1e-8f) return false;
-    ls.pdf = L.select_pdf * d2 / (cos_l * L.area);
+    ls.pdf = area_prob * L.select_pdf * d2 / (cos_l * L.area);
     ls.Le = light_emitted(L, ls.n, -ls.wi);
     return finite1(ls.pdf);
 }

@@ -16,8 +16,11 @@ struct MatHandle {
     WP_HD static MatHandle make(MatType t, uint32_t i) { return MatHandle{(uint32_t(t) << 28) | i}; }
 };
 
+// Texture references: kNoTexture or an index into SceneView::textures.
+constexpr uint32_t kNoTexture = 0xffffffffu;
 struct LambertData {
     vec3 albedo;
+    uint32_t albedo_tex;  // multiplies albedo (linear RGB)
 };
 // Conductor: GGX roughness alpha (0 = perfect mirror); Fresnel either Schlick with F0 = color or
 // complex IOR (eta, k) when use_complex_ior is set.
@@ -34,12 +37,35 @@ struct DielectricData {
     float ior;
     float alpha;  // 0 = smooth
 };
-// glTF 2.0 metallic-roughness.
+// glTF 2.0 metallic-roughness. Textures multiply the factors: base color (sRGB-decoded RGB), metallic-roughness
+// (G = roughness, B = metallic, linear), tangent-space normal map (linear, scaled in xy by normal_scale),
+// emissive (sRGB-decoded RGB times emissive).
 struct PrincipledData {
     vec3 base_color;
     float metallic;
     float roughness;
+    uint32_t base_tex, mr_tex, normal_tex;
+    vec3 emissive;
+    uint32_t emissive_tex;
+    float normal_scale;
     float pad[3];
+};
+
+// Texels of all textures in one array (linear RGBA, row 0 at the top, v = 0 at the top as in glTF/OBJ after flip).
+struct TexInfo {
+    uint32_t offset, width, height, pad;
+};
+
+// Environment: lat-long map (u = 0.5 + atan2(d.x, -d.z) / 2pi, v = acos(d.y) / pi, rotated about +y) or a
+// constant. select_prob: probability that light sampling picks it (0 when it emits nothing).
+struct EnvView {
+    const F4* texels = nullptr;        // width * height, radiance (scale applied); nullptr: constant
+    const float* marginal = nullptr;   // height + 1 entries: CDF over rows (weighted by luminance * sin(theta))
+    const float* conditional = nullptr;  // height * (width + 1): CDF over each row
+    uint32_t width = 0, height = 0;
+    vec3 constant{0.0f};
+    float select_prob = 0.0f;
+    float rot_cos = 1.0f, rot_sin = 0.0f;
 };
 
 // Per primitive, in BVH leaf order.
@@ -92,7 +118,9 @@ struct SceneView {
     const Light* lights = nullptr;
     const float* light_cdf = nullptr;  // inclusive CDF over lights, last entry 1
     uint32_t num_lights = 0;
-    vec3 background{0.0f};  // constant environment radiance
+    EnvView env;
+    const F4* tex_texels = nullptr;
+    const TexInfo* textures = nullptr;
     CameraData camera;
 };
 

@@ -5,6 +5,7 @@
 #include "film.h"
 #include "lights.h"
 #include "rng.h"
+#include "texture.h"
 
 namespace wp {
 
@@ -26,14 +27,20 @@ struct ShadowRay {
     uint32_t pixel;
 };
 
-WP_HD MatParams resolve_material(const SceneView& s, MatHandle h) {
+// Material parameters at a surface point, textures applied. A normal map replaces sp.ns (kept on ng's side);
+// a principled material's emission (factor times texture) is returned in `emitted`.
+WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& sp, vec3& emitted) {
     MatParams m{};
     m.type = h.type();
     m.ior = 1.5f;
+    emitted = vec3(0.0f);
     switch (h.type()) {
-        case MatType::Lambert:
-            m.color = s.lambert[h.index()].albedo;
+        case MatType::Lambert: {
+            const LambertData& d = s.lambert[h.index()];
+            m.color = d.albedo;
+            if (d.albedo_tex != kNoTexture) m.color *= vec3(tex_lookup(s, d.albedo_tex, sp.uv));
             break;
+        }
         case MatType::Conductor: {
             const ConductorData& c = s.conductor[h.index()];
             m.color = c.color;
@@ -53,8 +60,35 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h) {
         case MatType::Principled: {
             const PrincipledData& p = s.principled[h.index()];
             m.color = p.base_color;
-            m.metallic = p.metallic;
-            m.alpha = glm::max(1e-3f, p.roughness * p.roughness);
+            float metallic = p.metallic, roughness = p.roughness;
+            if (p.base_tex != kNoTexture) m.color *= vec3(tex_lookup(s, p.base_tex, sp.uv));
+            if (p.mr_tex != kNoTexture) {
+                vec4 t = tex_lookup(s, p.mr_tex, sp.uv);
+                roughness *= t.y;
+                metallic *= t.z;
+            }
+            m.metallic = glm::clamp(metallic, 0.0f, 1.0f);
+            m.alpha = glm::max(1e-3f, roughness * roughness);
+            emitted = p.emissive;
+            if (p.emissive_tex != kNoTexture && (emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f))
+                emitted *= vec3(tex_lookup(s, p.emissive_tex, sp.uv));
+            if (p.normal_tex != kNoTexture && glm::dot(sp.dpdu, sp.dpdu) > 0.0f) {
+                vec3 t = vec3(tex_lookup(s, p.normal_tex, sp.uv)) * 2.0f - vec3(1.0f);
+                vec3 n = sp.ns;
+                vec3 T = sp.dpdu - n * glm::dot(n, sp.dpdu);
+                float tl = glm::dot(T, T);
+                if (tl > 0.0f) {
+                    T *= 1.0f / sqrtf(tl);
+                    vec3 B = glm::cross(n, T);
+                    if (glm::dot(B, sp.dpdv) < 0.0f) B = -B;
+                    vec3 nn = T * (t.x * p.normal_scale) + B * (t.y * p.normal_scale) + n * t.z;
+                    float l2 = glm::dot(nn, nn);
+                    if (l2 > 0.0f) {
+                        nn *= 1.0f / sqrtf(l2);
+                        if (glm::dot(nn, sp.ng) * glm::dot(n, sp.ng) > 0.0f) sp.ns = nn;
+                    }
+                }
+            }
             break;
         }
     }
@@ -100,8 +134,12 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     uint32_t key = path_key(p.pixel, p.sample, rp.seed);
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
-    if (h.prim == kInvalid) {
-        film_add(film, p.pixel, p.beta * s.background);  // constant environment: found by BSDF sampling only
+    if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
+        vec3 Le = env_radiance(s.env, p.ray.d);
+        if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
+            float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, env_pdf(s.env, p.ray.d));
+            film_add(film, p.pixel, p.beta * Le * w);
+        }
         return false;
     }
     SurfacePoint sp = surface_point(s.prims, h, p.ray);
@@ -115,10 +153,14 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
             film_add(film, p.pixel, p.beta * Le * w);
         }
     }
+    vec3 emitted;
+    MatParams m = resolve_material(s, MatHandle{info.y}, sp, emitted);
+    // emissive materials (textured glTF emission) are not in the light table: found by BSDF sampling only
+    if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f)
+        film_add(film, p.pixel, p.beta * emitted);
     uint32_t nseg = p.depth + 1;
     if (nseg >= rp.max_depth) return false;
 
-    MatParams m = resolve_material(s, MatHandle{info.y});
     vec3 ng = sp.ng, ns = sp.ns;
     if (m.type != MatType::Dielectric && glm::dot(ng, wo) < 0.0f) {  // opaque surfaces are two-sided
         ng = -ng;
@@ -127,7 +169,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     Frame f = Frame::from_normal(ns);
     vec3 wo_l = f.to_local(wo);
 
-    if (rp.light_sampling && s.num_lights > 0 && !is_delta(m)) {
+    if (rp.light_sampling && (s.num_lights > 0 || env_present(s.env)) && !is_delta(m)) {
         LightSample ls;
         vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
         if (sample_light(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&

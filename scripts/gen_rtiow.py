@@ -81,7 +81,7 @@ def build(seed=1):
     sphere((4, 1, 0), 1.0, {"type": "conductor", "color": [0.7, 0.6, 0.5], "roughness": 0.0})
 
     scene = {
-        "render": {"width": 1280, "height": 720, "spp": 30, "max_depth": 50, "seed": 0},
+        "render": {"width": 1280, "height": 720, "spp": 30, "max_depth": 50, "seed": 0, "light_sampling": False},
         "camera": {"position": [13, 2, 3], "target": [0, 0, 0], "up": [0, 1, 0], "fov": 20,
                    "aperture_radius": 0.05, "focus_distance": 10},
         "background": [0.6, 0.75, 1.0],

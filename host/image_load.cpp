@@ -1,0 +1,106 @@
+#include "host/image_load.h"
+#include <stb/stb_image.h>
+#include <tinyexr.h>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+namespace wp {
+namespace {
+std::string lower_ext(const std::string& p) {
+    size_t d = p.find_last_of('.');
+    std::string e = d == std::string::npos ? "" : p.substr(d + 1);
+    for (char& c : e) c = char(std::tolower((unsigned char)c));
+    return e;
+}
+LoadedImage read_pfm(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw ImageError("cannot open '" + path + "'");
+    std::string magic;
+    long w = 0, h = 0;
+    double scale = 0;
+    f >> magic >> w >> h >> scale;
+    if (!f || (magic != "PF" && magic != "Pf") || w <= 0 || h <= 0 || w > 65536 || h > 65536 || scale == 0)
+        throw ImageError(path + ": not a PFM image (bad header)");
+    f.get();
+    int ch = magic == "PF" ? 3 : 1;
+    std::vector<float> px(size_t(w) * h * ch);
+    f.read(reinterpret_cast<char*>(px.data()), std::streamsize(px.size() * sizeof(float)));
+    if (!f) throw ImageError(path + ": truncated PFM data");
+    if (scale > 0)  // big-endian
+        for (float& v : px) {
+            uint32_t u;
+            std::memcpy(&u, &v, 4);
+            u = __builtin_bswap32(u);
+            std::memcpy(&v, &u, 4);
+        }
+    LoadedImage im;
+    im.width = uint32_t(w);
+    im.height = uint32_t(h);
+    im.texels.resize(size_t(w) * h);
+    for (long y = 0; y < h; ++y)  // PFM rows go bottom to top
+        for (long x = 0; x < w; ++x) {
+            const float* s = &px[(size_t(h - 1 - y) * w + x) * ch];
+            im.texels[size_t(y) * w + x] = ch == 3 ? F4{s[0], s[1], s[2], 1.0f} : F4{s[0], s[0], s[0], 1.0f};
+        }
+    return im;
+}
+}  // namespace
+
+float srgb_to_linear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
+
+LoadedImage load_image(const std::string& path, bool srgb) {
+    {
+        std::ifstream probe(path, std::ios::binary);
+        if (!probe) throw ImageError("cannot open '" + path + "'");
+    }
+    std::string ext = lower_ext(path);
+    LoadedImage im;
+    if (ext == "pfm") {
+        im = read_pfm(path);
+    } else if (ext == "exr") {
+        float* rgba = nullptr;
+        int w = 0, h = 0;
+        const char* err = nullptr;
+        if (LoadEXR(&rgba, &w, &h, path.c_str(), &err) != TINYEXR_SUCCESS) {
+            std::string m = err ? err : "cannot read";
+            if (err) FreeEXRErrorMessage(err);
+            throw ImageError(path + ": " + m);
+        }
+        im.width = uint32_t(w);
+        im.height = uint32_t(h);
+        im.texels.resize(size_t(w) * h);
+        for (size_t i = 0; i < im.texels.size(); ++i)
+            im.texels[i] = F4{rgba[4 * i], rgba[4 * i + 1], rgba[4 * i + 2], rgba[4 * i + 3]};
+        free(rgba);
+    } else if (ext == "hdr") {
+        int w = 0, h = 0, n = 0;
+        float* px = stbi_loadf(path.c_str(), &w, &h, &n, 4);
+        if (!px) throw ImageError(path + ": " + (stbi_failure_reason() ? stbi_failure_reason() : "cannot read"));
+        im.width = uint32_t(w);
+        im.height = uint32_t(h);
+        im.texels.resize(size_t(w) * h);
+        for (size_t i = 0; i < im.texels.size(); ++i) im.texels[i] = F4{px[4 * i], px[4 * i + 1], px[4 * i + 2], px[4 * i + 3]};
+        stbi_image_free(px);
+    } else {
+        int w = 0, h = 0, n = 0;
+        unsigned char* px = stbi_load(path.c_str(), &w, &h, &n, 4);
+        if (!px) throw ImageError(path + ": " + (stbi_failure_reason() ? stbi_failure_reason() : "cannot read"));
+        im.width = uint32_t(w);
+        im.height = uint32_t(h);
+        im.texels.resize(size_t(w) * h);
+        float lut[256];
+        for (int i = 0; i < 256; ++i) lut[i] = srgb ? srgb_to_linear(i / 255.0f) : i / 255.0f;
+        for (size_t i = 0; i < im.texels.size(); ++i)
+            im.texels[i] = F4{lut[px[4 * i]], lut[px[4 * i + 1]], lut[px[4 * i + 2]], px[4 * i + 3] / 255.0f};
+        stbi_image_free(px);
+    }
+    if (im.width == 0 || im.height == 0) throw ImageError(path + ": empty image");
+    for (const F4& t : im.texels)
+        if (!(std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z)))
+            throw ImageError(path + ": non-finite pixel values");
+    return im;
+}
+
+}  // namespace wp
