@@ -5,8 +5,9 @@
 set -u
 cd "$(dirname "$0")/.."
 export WP_SOURCE_DIR="$PWD"
-O=${OUT:-/tmp/wp-out}
+O=/tmp/wp-out  # everything here; $OUT gets one archive of the logs and the showcase image (few files come back)
 mkdir -p "$O"
+trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; cp "$O"/*.png "$OUT"/ 2>/dev/null; fi' EXIT
 B=.devcarry
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used --format=csv,noheader
 echo "== GPU tests"
@@ -29,3 +30,5 @@ ncu --kernel-name regex:"^megakernel$" --launch-count 2 \
   --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
   $B/wavepath render scenes/cornell-box.json --backend gpu --mode megakernel --width 512 --height 512 --spp 16 -o /tmp/ncu.exr >> "$O/ncu.log" 2>&1
 python3 profiling/ncu_summary.py "$O/ncu.log"
+echo "== showcase render"
+$B/wavepath render scenes/materials.json --backend gpu --spp 1024 -o "$O/materials.png" 2>&1 | tail -1
