@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -26,7 +27,7 @@ float linear_to_srgb(float v) {
     return v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
 }
 
-void write_image(const std::string& path, const Image& img) {
+void write_image(const std::string& path, const Image& img, const ImageMetadata& metadata) {
     if (img.width == 0 || img.height == 0 || img.rgb.size() != size_t(img.width) * img.height * 3)
         fail(path, "image has no pixels or a wrong buffer size");
     std::string e = ext_of(path);
@@ -36,8 +37,45 @@ void write_image(const std::string& path, const Image& img) {
         if (!stbi_write_png(path.c_str(), int(img.width), int(img.height), 3, px.data(), int(img.width) * 3))
             fail(path, "cannot write PNG");
     } else if (e == "exr") {
+        // full tinyexr API: float RGB (channels in EXR's B, G, R order), ZIP, and string attributes
+        size_t n = size_t(img.width) * img.height;
+        std::vector<float> ch[3];
+        for (int c = 0; c < 3; ++c) {
+            ch[c].resize(n);
+            for (size_t i = 0; i < n; ++i) ch[c][i] = img.rgb[3 * i + c];
+        }
+        float* planes[3] = {ch[2].data(), ch[1].data(), ch[0].data()};
+        EXRImage image;
+        InitEXRImage(&image);
+        image.num_channels = 3;
+        image.images = reinterpret_cast<unsigned char**>(planes);
+        image.width = int(img.width);
+        image.height = int(img.height);
+        EXRHeader header;
+        InitEXRHeader(&header);
+        EXRChannelInfo channels[3];
+        std::memset(channels, 0, sizeof(channels));
+        std::strcpy(channels[0].name, "B");
+        std::strcpy(channels[1].name, "G");
+        std::strcpy(channels[2].name, "R");
+        int types[3] = {TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT};
+        header.num_channels = 3;
+        header.channels = channels;
+        header.pixel_types = types;
+        header.requested_pixel_types = types;
+        header.compression_type = TINYEXR_COMPRESSIONTYPE_ZIP;
+        std::vector<EXRAttribute> attrs(metadata.size());
+        for (size_t i = 0; i < metadata.size() && i < TINYEXR_MAX_CUSTOM_ATTRIBUTES; ++i) {
+            std::memset(&attrs[i], 0, sizeof(EXRAttribute));
+            std::snprintf(attrs[i].name, sizeof(attrs[i].name), "%s", metadata[i].first.c_str());
+            std::strcpy(attrs[i].type, "string");
+            attrs[i].value = reinterpret_cast<unsigned char*>(const_cast<char*>(metadata[i].second.c_str()));
+            attrs[i].size = int(metadata[i].second.size());
+        }
+        header.num_custom_attributes = int(attrs.size());
+        header.custom_attributes = attrs.empty() ? nullptr : attrs.data();
         const char* err = nullptr;
-        if (SaveEXR(img.rgb.data(), int(img.width), int(img.height), 3, /*fp16=*/0, path.c_str(), &err) != TINYEXR_SUCCESS) {
+        if (SaveEXRImageToFile(&image, &header, path.c_str(), &err) != TINYEXR_SUCCESS) {
             std::string msg = err ? err : "unknown error";
             if (err) FreeEXRErrorMessage(err);
             fail(path, "cannot write EXR: " + msg);

@@ -1,8 +1,11 @@
 // wavepath command line.
 #include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <fstream>
 #include "host/image_io.h"
 #include "host/image_stats.h"
 #include "host/render.h"
@@ -11,6 +14,16 @@
 using namespace wp;
 
 namespace {
+
+// SIGINT / SIGTERM: the render stops taking samples, finishes the paths in flight, writes the image so far and
+// exits with 128 + signal. A second signal kills at once (default action restored).
+std::atomic<bool> g_cancel{false};
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_signal(int sig) {
+    g_signal = sig;
+    g_cancel.store(true);
+    std::signal(sig, SIG_DFL);
+}
 
 // "\r[####......]  42%  1.2 s, ETA 1.6 s" on stderr, at most ten times a second, only on a terminal.
 class Progress {
@@ -111,6 +124,8 @@ int main(int argc, char** argv) {
     render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
     render->add_option("--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
     bool seed_set = so->count() > 0;
 
     std::string dev;
@@ -152,6 +167,7 @@ int main(int argc, char** argv) {
             opt.threads = threads;
             opt.capacity = capacity;
             opt.sort_materials = sort;
+            opt.cancel = &g_cancel;
             std::vector<Image> images;
             std::vector<RenderStats> all;
             for (Mode m : modes) {
@@ -163,7 +179,25 @@ int main(int argc, char** argv) {
                 double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 // the first mode's image is the one written (both modes render the same estimator)
                 std::string written = images.empty() ? target : std::string("(not written)");
-                if (images.empty()) write_image(target, img);
+                if (images.empty()) {
+                    char spp_s[64];
+                    std::snprintf(spp_s, sizeof spp_s, "%.6g", img.spp());
+                    ImageMetadata meta = {{"wavepath:scene", path},
+                                          {"wavepath:spp", spp_s},
+                                          {"wavepath:samples", std::to_string(img.samples)},
+                                          {"wavepath:seed", std::to_string(rp.seed)},
+                                          {"wavepath:max_depth", std::to_string(rp.max_depth)},
+                                          {"wavepath:mode", mode_name(m)},
+                                          {"wavepath:interrupted", img.interrupted ? "true" : "false"}};
+                    write_image(target, img, meta);
+                    if (img.interrupted && target.size() > 4 && target.substr(target.size() - 4) != ".exr") {
+                        std::ofstream side(target + ".json");  // PNG and PFM carry no metadata: a sidecar
+                        side << "{";
+                        for (size_t k = 0; k < meta.size(); ++k)
+                            side << (k ? ", " : "") << "\"" << meta[k].first.substr(9) << "\": \"" << meta[k].second << "\"";
+                        side << "}\n";
+                    }
+                }
                 std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
                             path.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu", mode_name(m),
                             written.c_str(), s, st.msamples_per_s(), st.render_ms, st.device.c_str());
@@ -171,6 +205,12 @@ int main(int argc, char** argv) {
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
                                 img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
                 if (stats || modes.size() > 1) print_stats(st);
+                if (img.interrupted) {
+                    std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%llu of %llu samples)\n",
+                                 int(g_signal), written.c_str(), img.spp(), (unsigned long long)img.samples,
+                                 (unsigned long long)rp.num_pixels() * rp.spp);
+                    return 128 + int(g_signal ? g_signal : SIGINT);
+                }
                 images.push_back(std::move(img));
                 all.push_back(std::move(st));
             }

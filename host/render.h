@@ -2,6 +2,7 @@
 // wavefront), their options and their statistics. Declared without CUDA types so that any host file can
 // call them.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,7 +17,15 @@ struct Image {
     std::vector<float> rgb;  // linear, 3 per pixel
     unsigned long long nonfinite = 0;
     uint32_t first_nonfinite_pixel = 0xffffffffu;
+    // Samples in the image: global sample indices [0, samples) (index = pixel + pixels * sample pass), so pixel p
+    // holds samples / pixels passes, plus one if p < samples % pixels. Less than width*height*spp if interrupted.
+    uint64_t samples = 0;
+    bool interrupted = false;
+    double spp() const { return width && height ? double(samples) / (double(width) * height) : 0.0; }
 };
+
+// Film sums to an image holding the sample indices [0, done) (each pixel divided by its own sample count).
+Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done);
 
 enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };
@@ -28,6 +37,9 @@ struct RenderOptions {
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
+    // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the
+    // image so far (Image::interrupted, Image::samples).
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 struct KernelRow {

@@ -41,12 +41,8 @@ struct HostFilm {
     unsigned int first = 0xffffffffu;
     explicit HostFilm(uint32_t np) : sum(3ull * np, 0) {}
     FilmView view() { return FilmView{sum.data(), &bad, &first}; }
-    Image image(const RenderParams& rp) const {
-        Image img;
-        img.width = rp.width;
-        img.height = rp.height;
-        img.rgb.resize(sum.size());
-        for (size_t i = 0; i < sum.size(); ++i) img.rgb[i] = film_value(sum[i], rp.spp);
+    Image image(const RenderParams& rp, uint64_t done) const {
+        Image img = film_to_image(sum, rp, done);
         img.nonfinite = bad;
         img.first_nonfinite_pixel = first;
         return img;
@@ -98,8 +94,10 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
     // batches of one sample per pixel so that progress can be reported between them
     const uint64_t batch = std::max<uint64_t>(rp.num_pixels(), 1);
     StageTimer timer(st.kernels);
-    for (uint64_t b = 0; b < total; b += batch) {
+    uint64_t done = 0;
+    for (uint64_t b = 0; b < total && !(opt.cancel && *opt.cancel); b += batch) {
         uint64_t e = std::min(total, b + batch);
+        done = e;
         timer.run("megakernel", [&] {
             parallel_for(e - b, threads, [&](uint64_t i) {
                 uint64_t r = trace_path(s, rp, fv, b + i);
@@ -111,7 +109,7 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
     }
     st.extension_rays = ext;
     st.shadow_rays = shadow;
-    return film.image(rp);
+    return film.image(rp, done);
 }
 
 Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
@@ -150,6 +148,7 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     while (live > 0 || next < total) {
         q.paths = paths[cur];
         IterationStat it;
+        if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
         it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
         uint32_t base = live;
         uint64_t first = next;
@@ -158,6 +157,7 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
         });
         next += it.generated;
         uint32_t n = live + it.generated;
+        if (n == 0) break;
         it.extended = n;
         timer.run("extend", [&] { parallel_for(n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
         q.order = nullptr;
@@ -191,10 +191,25 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     }
     st.paths_at_depth = pd;
     st.shadow_at_depth = sd;
-    return film.image(rp);
+    return film.image(rp, next);
 }
 
 }  // namespace
+
+Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done) {
+    Image img;
+    img.width = rp.width;
+    img.height = rp.height;
+    img.samples = done;
+    img.interrupted = done < uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t np = rp.num_pixels();
+    img.rgb.resize(sum.size());
+    for (uint64_t p = 0; p < np; ++p) {
+        uint64_t n = done / np + (p < done % np ? 1 : 0);
+        for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
+    }
+    return img;
+}
 
 Image render_cpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt,
                  RenderStats* stats) {
@@ -208,6 +223,7 @@ Image render_cpu(const SceneData& scene, const RenderParams& rp, Mode mode, cons
     auto t0 = Clock::now();
     Image img = mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
     st.render_ms = ms_since(t0);
+    st.samples = img.samples;
     if (stats) *stats = std::move(st);
     return img;
 }

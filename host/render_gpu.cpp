@@ -86,7 +86,7 @@ FilmView make_film(uint32_t np, DeviceArena& A) {
     return film;
 }
 
-Image read_film(const FilmView& film, const RenderParams& rp) {
+Image read_film(const FilmView& film, const RenderParams& rp, uint64_t done) {
     uint32_t np = rp.num_pixels();
     std::vector<unsigned long long> sum(3ull * np);
     unsigned long long bad = 0;
@@ -94,11 +94,7 @@ Image read_film(const FilmView& film, const RenderParams& rp) {
     WP_CUDA(cudaMemcpy(sum.data(), film.sum, sum.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(&bad, film.bad_count, sizeof(bad), cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(&first, film.bad_first_pixel, sizeof(first), cudaMemcpyDeviceToHost));
-    Image img;
-    img.width = rp.width;
-    img.height = rp.height;
-    img.rgb.resize(sum.size());
-    for (size_t i = 0; i < sum.size(); ++i) img.rgb[i] = film_value(sum[i], rp.spp);
+    Image img = film_to_image(sum, rp, done);
     img.nonfinite = bad;
     img.first_nonfinite_pixel = first;
     return img;
@@ -115,21 +111,23 @@ struct Event {
     ~Event() { cudaEventDestroy(e); }
 };
 
-void megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
-                         DeviceArena& A, Launcher& L, RenderStats& st) {
+uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
+                             DeviceArena& A, Launcher& L, RenderStats& st) {
     unsigned long long* rays = A.alloc<unsigned long long>(2);
     WP_CUDA(cudaMemsetAsync(rays, 0, 2 * sizeof(unsigned long long), L.stream()));
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     const uint64_t batch = std::max<uint64_t>(rp.num_pixels(), 1);  // one sample per pixel per launch
     // at most two batches in flight: the host waits for batch k-1 (to report progress) while k runs
-    Event done[2];
+    Event batch_end[2];
     uint64_t k = 0;
-    for (uint64_t b = 0; b < total; b += batch, ++k) {
+    uint64_t done = 0;
+    for (uint64_t b = 0; b < total && !(opt.cancel && *opt.cancel); b += batch, ++k) {
         uint64_t e = std::min(total, b + batch);
+        done = e;
         launch_megakernel(L, s, rp, film, b, e, rays);
-        WP_CUDA(cudaEventRecord(done[k & 1].e, L.stream()));
+        WP_CUDA(cudaEventRecord(batch_end[k & 1].e, L.stream()));
         if (k > 0) {
-            WP_CUDA(cudaEventSynchronize(done[(k - 1) & 1].e));
+            WP_CUDA(cudaEventSynchronize(batch_end[(k - 1) & 1].e));
             if (opt.progress) opt.progress(b, total);
         }
     }
@@ -138,11 +136,12 @@ void megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmV
     WP_CUDA(cudaMemcpy(h, rays, sizeof(h), cudaMemcpyDeviceToHost));
     st.extension_rays = h[0];
     st.shadow_rays = h[1];
-    if (opt.progress) opt.progress(total, total);
+    if (opt.progress) opt.progress(done, total);
+    return done;
 }
 
-void wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
-                        DeviceArena& A, Launcher& L, RenderStats& st) {
+uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
+                            DeviceArena& A, Launcher& L, RenderStats& st) {
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     // Queue capacity: the request (default 4M paths), at most the samples to render, and within 60% of free memory.
     const size_t per_path = 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
@@ -194,7 +193,9 @@ void wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmVi
     while (live > 0 || next < total) {
         q.paths = paths[cur];
         IterationStat it;
+        if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
         it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
+        if (live + it.generated == 0) break;
         launch_generate(L, s, rp, q, live, next, it.generated);
         next += it.generated;
         uint32_t n = live + it.generated;
@@ -228,6 +229,7 @@ void wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmVi
                        cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(st.shadow_at_depth.data(), q.shadow_at_depth, kStatDepths * sizeof(unsigned long long),
                        cudaMemcpyDeviceToHost));
+    return next;
 }
 
 }  // namespace
@@ -248,10 +250,8 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
         Event t0, t1;
         WP_CUDA(cudaDeviceSynchronize());
         WP_CUDA(cudaEventRecord(t0.e, stream.s));
-        if (mode == Mode::Megakernel)
-            megakernel_schedule(s, rp, film, opt, A, L, st);
-        else
-            wavefront_schedule(s, rp, film, opt, A, L, st);
+        uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, opt, A, L, st)
+                                                 : wavefront_schedule(s, rp, film, opt, A, L, st);
         WP_CUDA(cudaEventRecord(t1.e, stream.s));
         WP_CUDA(cudaStreamSynchronize(stream.s));
         L.collect();
@@ -259,7 +259,8 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
         WP_CUDA(cudaEventElapsedTime(&ms, t0.e, t1.e));
         st.render_ms = ms;
         for (const KernelStat& k : L.table()) st.kernels.push_back(KernelRow{k.name, k.launches, k.total_ms});
-        img = read_film(film, rp);
+        img = read_film(film, rp, done);
+        st.samples = done;
     }
     if (stats) *stats = std::move(st);
     return img;

@@ -195,3 +195,43 @@ TEST(Wavefront, CompareImages) {
     EXPECT_NEAR(d.rmse, 0.2, 1e-5);
     EXPECT_GT(d.z2_mean, 10.0);  // 0.2 against a per-pixel std of 0.29 over 256 pixels: z about 7
 }
+
+// Interruption: once `cancel` turns true the render takes no new samples, finishes the paths in flight, and the
+// image holds exactly the samples [0, n), each pixel divided by its own count. Inside an emitting sphere of
+// black material every sample is exactly the emission, so every pixel with a sample is exactly 1.
+TEST(Wavefront, CancelKeepsTheSamplesSoFar) {
+    SceneBuilder b;
+    b.sphere(vec3(0), 5.0f, b.lambert(vec3(0.0f)), vec3(1.0f), true);
+    b.set_camera(make_camera(vec3(0), vec3(0, 0, -1), vec3(0, 1, 0), 60.0f, 1.0f));
+    SceneData sd = b.build();
+    RenderParams rp;
+    rp.width = rp.height = 40;  // 1600 pixels
+    rp.spp = 50;
+    rp.max_depth = 4;
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        std::atomic<bool> cancel{false};
+        RenderOptions o;
+        o.capacity = 1000;
+        o.cancel = &cancel;
+        int calls = 0;
+        o.progress = [&](uint64_t, uint64_t) {
+            if (++calls == 3) cancel = true;
+        };
+        Image img = render_cpu(sd, rp, m, o);
+        EXPECT_TRUE(img.interrupted) << mode_name(m);
+        uint64_t expect = m == Mode::Megakernel ? 3 * 1600 : 3000;  // three batches / three queue fills
+        EXPECT_EQ(img.samples, expect) << mode_name(m);
+        size_t lit = 0;
+        for (uint32_t p = 0; p < 1600; ++p) {
+            float v = img.rgb[3 * p];
+            if (v != 0.0f) {
+                EXPECT_EQ(v, 1.0f) << p;
+                ++lit;
+            }
+        }
+        EXPECT_EQ(lit, std::min<uint64_t>(expect, 1600));
+    }
+    Image full = render_cpu(sd, rp, Mode::Wavefront);
+    EXPECT_FALSE(full.interrupted);
+    EXPECT_EQ(full.samples, 1600u * 50u);
+}
