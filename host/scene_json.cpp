@@ -1,8 +1,13 @@
 #include "host/scene_json.h"
 #include "host/image_load.h"
 #include "host/mesh_obj.h"
+#include "host/mesh_ply.h"
+#include "host/scene_gltf.h"
+#include "host/scene_tungsten.h"
 #include <nlohmann/json.hpp>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -94,8 +99,17 @@ struct Ctx {
 };
 }  // namespace
 
+static bool ends_with(const std::string& s, const char* suffix) {
+    size_t n = std::strlen(suffix);
+    if (s.size() < n) return false;
+    for (size_t i = 0; i < n; ++i)
+        if (std::tolower((unsigned char)s[s.size() - n + i]) != suffix[i]) return false;
+    return true;
+}
+
 LoadedScene load_scene_json(const std::string& path) {
     Ctx c{path};
+    if (ends_with(path, ".gltf") || ends_with(path, ".glb")) return load_gltf_scene(path);
     std::ifstream f(path);
     if (!f) throw SceneError(path + ": cannot open scene file");
     json root;
@@ -104,6 +118,7 @@ LoadedScene load_scene_json(const std::string& path) {
     } catch (const json::parse_error& e) {
         throw SceneError(path + ": JSON syntax error: " + e.what());
     }
+    if (is_tungsten_scene(root)) return load_tungsten_scene(path, root);
     c.keys(root, "", {"render", "camera", "materials", "objects", "background", "environment"});
     LoadedScene ls;
     RenderParams& rp = ls.params;
@@ -246,6 +261,18 @@ LoadedScene load_scene_json(const std::string& path) {
         if (!o.is_object()) c.fail(p, "expected an object");
         if (!o.contains("type") || !o["type"].is_string()) c.fail(p + "/type", "missing or not a string");
         std::string t = o["type"];
+        if (t == "gltf") {  // a glTF 2.0 file's meshes and materials under the transform (its cameras unused)
+            c.keys(o, p, {"type", "file", "transform"});
+            if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
+                c.fail(p + "/file", "missing or not a file name");
+            mat4 M = c.transform(o, p);
+            float det = glm::determinant(mat3(M));
+            if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
+            GltfImport gi = import_gltf(resolve(scene_dir, o["file"].get<std::string>()), M, b,
+                                        float(rp.width) / float(rp.height));
+            for (const std::string& w : gi.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
+            continue;
+        }
         if (t == "mesh")
             c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "file", "smooth"});
         else
@@ -282,7 +309,12 @@ LoadedScene load_scene_json(const std::string& path) {
             if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
             ObjMesh mesh;
             try {
-                mesh = load_obj(file, M, smooth);
+                if (ends_with(file, ".ply"))
+                    mesh = load_ply(file, M, smooth);
+                else if (ends_with(file, ".wo3"))
+                    mesh = load_wo3(file, M);
+                else
+                    mesh = load_obj(file, M, smooth);
             } catch (const MeshError& e) {
                 c.fail(p + "/file", e.what());
             }
@@ -331,7 +363,7 @@ LoadedScene load_scene_json(const std::string& path) {
                 }
             }
         } else {
-            c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh)");
+            c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh, gltf)");
         }
     }
     ls.data = b.build();
