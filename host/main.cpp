@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
+#include "host/bench.h"
 #include "host/image_io.h"
 #include "host/image_stats.h"
 #include "host/render.h"
@@ -123,7 +125,58 @@ int main(int argc, char** argv) {
     render->add_flag("--sort-materials", sort, "wavefront: shade in material order (CUB radix sort)");
     render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
     render->add_option("--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+    auto* bench = app.add_subcommand("bench", "time scenes in both schedules: per-kernel table, JSON, SVG plot");
+    BenchOptions bo;
+    std::string bench_modes = "wavefront,megakernel";
+    bench->add_option("scenes", bo.scenes,
+                      "scene files (default: the benchmark set scenes/{cornell-box,rtiow,sponza,dragon,helmet}.json)");
+    bench->add_option("--modes", bench_modes, "comma-separated schedules: wavefront,megakernel");
+    bench->add_option("--repeat", bo.repeat, "timed renders per mode (the median is reported)")->check(CLI::PositiveNumber);
+    bench->add_option("--warmup", bo.warmup, "untimed renders per mode first");
+    bench->add_option("--json", bo.json_path, "write the results as JSON");
+    bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG");
+    bench->add_option("--backend", bo.backend, "gpu, cpu or auto")->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+    bench->add_option("--spp", bo.spp, "samples per pixel (default: the scene's)")->check(CLI::PositiveNumber);
+    bench->add_option("--width", bo.width, "image width")->check(CLI::PositiveNumber);
+    bench->add_option("--height", bo.height, "image height")->check(CLI::PositiveNumber);
+    bench->add_option("--max-depth", bo.max_depth, "longest path, in segments")->check(CLI::PositiveNumber);
+    bench->add_option("--raycast-spp", bo.raycast_spp, "camera rays per pixel of the ray-cast-only pass")
+        ->check(CLI::PositiveNumber);
+    bool no_raycast = false;
+    bench->add_flag("--no-raycast", no_raycast, "skip the ray-cast-only traversal pass");
+    bench->add_option("--resources", bo.resources_path, "ptxas report (default: kernel_resources.txt beside the binary)");
+    bench->add_option("--capacity", bo.render.capacity, "wavefront paths in flight")->check(CLI::PositiveNumber);
+    bench->add_flag("--sort-materials", bo.render.sort_materials, "wavefront: shade in material order");
+    bench->add_option("--threads", bo.render.threads, "CPU threads")->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
+    if (bench->parsed()) {
+        for (int i = 0; i < argc; ++i) bo.command += (i ? " " : "") + std::string(argv[i]);
+        bo.raycast = !no_raycast;
+        bo.modes.clear();
+        std::stringstream ms(bench_modes);
+        for (std::string m; std::getline(ms, m, ',');) {
+            if (m == "wavefront") bo.modes.push_back(Mode::Wavefront);
+            else if (m == "megakernel") bo.modes.push_back(Mode::Megakernel);
+            else {
+                std::fprintf(stderr, "error: --modes: unknown schedule '%s' (wavefront, megakernel)\n", m.c_str());
+                return 1;
+            }
+        }
+        if (bo.modes.empty()) {
+            std::fprintf(stderr, "error: --modes: no schedule given\n");
+            return 1;
+        }
+        if (bo.scenes.empty())
+            bo.scenes = {"scenes/cornell-box.json", "scenes/rtiow.json", "scenes/sponza.json", "scenes/dragon.json",
+                         "scenes/helmet.json"};
+        try {
+            run_bench(bo);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return 1;
+        }
+        return 0;
+    }
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     bool seed_set = so->count() > 0;

@@ -60,6 +60,7 @@ struct RenderStats {
     std::vector<KernelRow> kernels;           // first-launch order
     std::vector<IterationStat> iterations;    // wavefront
     std::vector<unsigned long long> paths_at_depth, shadow_at_depth;  // wavefront: by path depth, last bin = deeper
+    uint64_t device_bytes = 0;  // GPU: device memory the render allocated (scene, film, queues); CPU: queue bytes
     double msamples_per_s() const { return render_ms > 0 ? double(samples) / render_ms / 1e3 : 0.0; }
     double mrays_per_s() const { return render_ms > 0 ? double(extension_rays + shadow_rays) / render_ms / 1e3 : 0.0; }
 };
@@ -77,6 +78,30 @@ inline Image render_cpu_megakernel(const SceneData& scene, const RenderParams& r
 bool gpu_available(std::string* name = nullptr);
 Image render_gpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
                  RenderStats* stats = nullptr);
+
+// Ray-cast-only benchmark: closest-hit traversal alone, timed over two passes: the camera rays of `rp.spp`
+// samples per pixel (primary), then from their first hits one cosine-distributed diffuse bounce ray each
+// (diffuse: incoherent rays). Rays are processed in queues of opt.capacity (default as the wavefront's).
+struct RaycastStats {
+    std::string backend, device;
+    uint64_t primary_rays = 0, diffuse_rays = 0;
+    double primary_ms = 0.0, diffuse_ms = 0.0;  // extend kernel time only (GPU events / CPU wall clock)
+    double primary_grays_per_s() const { return primary_ms > 0 ? double(primary_rays) / primary_ms / 1e6 : 0.0; }
+    double diffuse_grays_per_s() const { return diffuse_ms > 0 ? double(diffuse_rays) / diffuse_ms / 1e6 : 0.0; }
+};
+RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt = {});
+RaycastStats raycast_gpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt = {});
+
+// Static resources and theoretical occupancy of a GPU kernel at its launch block size.
+struct KernelAttr {
+    std::string name;
+    int block = 0, registers = 0;
+    size_t local_bytes = 0, shared_bytes = 0;  // per thread (stack + spills), per block
+    int blocks_per_sm = 0;
+    double occupancy = 0.0;  // resident warps / the SM's maximum (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
+};
+// Every wavepath kernel on the current GPU; empty without a GPU.
+std::vector<KernelAttr> gpu_kernel_attrs();
 
 inline Image render(Backend b, const SceneData& scene, const RenderParams& rp, Mode mode,
                     const RenderOptions& opt = {}, RenderStats* stats = nullptr) {

@@ -191,10 +191,57 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     }
     st.paths_at_depth = pd;
     st.shadow_at_depth = sd;
+    st.device_bytes = uint64_t(cap) * (2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
+                                       1 + 4 * 4);
     return film.image(rp, next);
 }
 
 }  // namespace
+
+namespace {
+RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads) {
+    RaycastStats st;
+    st.backend = "cpu";
+    st.device = std::to_string(threads) + " threads";
+    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    uint32_t cap = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : (1u << 16), std::max<uint64_t>(total, 1)));
+    HostArrays mem;
+    PathSoA paths[2];
+    mem.allocate(paths[0], cap);
+    mem.allocate(paths[1], cap);
+    WavefrontQueues q;
+    mem.allocate(q.hits, cap);
+    std::vector<uint8_t> alive(cap);
+    std::vector<uint32_t> selected(cap);
+    q.alive = alive.data();
+    std::vector<KernelRow> rows;
+    StageTimer timer(rows);
+    for (uint64_t next = 0; next < total;) {
+        uint32_t n = uint32_t(std::min<uint64_t>(cap, total - next));
+        q.paths = paths[0];
+        parallel_for(n, threads, [&](uint64_t i) { stage::generate(s, rp, q, uint32_t(i), next + i); });
+        timer.run("raycast_primary",
+                  [&] { parallel_for(n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        parallel_for(n, threads, [&](uint64_t i) { stage::diffuse_bounce(s, rp, q, uint32_t(i)); });
+        uint32_t live = select_flagged(alive.data(), n, selected.data());
+        parallel_for(live, threads, [&](uint64_t i) { stage::compact(paths[1], paths[0], selected.data(), uint32_t(i)); });
+        q.paths = paths[1];
+        timer.run("raycast_diffuse",
+                  [&] { parallel_for(live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        st.primary_rays += n;
+        st.diffuse_rays += live;
+        next += n;
+    }
+    for (const KernelRow& r : rows) (r.name == "raycast_primary" ? st.primary_ms : st.diffuse_ms) = r.ms;
+    return st;
+}
+
+}  // namespace
+
+RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt) {
+    unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    return raycast_cpu_impl(scene.view(), rp, opt, threads);
+}
 
 Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done) {
     Image img;

@@ -36,6 +36,7 @@ public:
         void* d = nullptr;
         WP_CUDA(cudaMalloc(&d, n * sizeof(T)));
         owned_.push_back(d);
+        bytes_ += n * sizeof(T);
         return static_cast<T*>(d);
     }
     template <class T>
@@ -49,8 +50,18 @@ public:
         q.visit([&](void** p, size_t bytes, const char*) { *p = alloc<unsigned char>(bytes * n); });
     }
 
+    size_t bytes() const { return bytes_; }
+
 private:
     std::vector<void*> owned_;
+    size_t bytes_ = 0;
+};
+
+// NVTX range for the scope: "render" around a render, "batch" per megakernel launch, "bounce" per wavefront
+// iteration; the stage ranges (the kernels' names) nest inside, opened by the Launcher.
+struct NvtxRange {
+    explicit NvtxRange(const char* name) { nvtxRangePushA(name); }
+    ~NvtxRange() { nvtxRangePop(); }
 };
 
 SceneView upload_scene(const SceneData& sd, DeviceArena& A) {
@@ -124,6 +135,7 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
     for (uint64_t b = 0; b < total && !(opt.cancel && *opt.cancel); b += batch, ++k) {
         uint64_t e = std::min(total, b + batch);
         done = e;
+        NvtxRange batch_range("batch");
         launch_megakernel(L, s, rp, film, b, e, rays);
         WP_CUDA(cudaEventRecord(batch_end[k & 1].e, L.stream()));
         if (k > 0) {
@@ -196,6 +208,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
         if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
         it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
         if (live + it.generated == 0) break;
+        NvtxRange bounce_range("bounce");
         launch_generate(L, s, rp, q, live, next, it.generated);
         next += it.generated;
         uint32_t n = live + it.generated;
@@ -240,6 +253,7 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
     if (!gpu_available(&st.device)) throw std::runtime_error("no CUDA GPU present");
     st.mode = mode;
     st.samples = uint64_t(rp.num_pixels()) * rp.spp;
+    NvtxRange render_range("render");
     DeviceArena A;
     SceneView s = upload_scene(sd, A);
     FilmView film = make_film(rp.num_pixels(), A);
@@ -261,9 +275,63 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
         for (const KernelStat& k : L.table()) st.kernels.push_back(KernelRow{k.name, k.launches, k.total_ms});
         img = read_film(film, rp, done);
         st.samples = done;
+        st.device_bytes = A.bytes();
     }
     if (stats) *stats = std::move(st);
     return img;
+}
+
+RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const RenderOptions& opt) {
+    RaycastStats st;
+    st.backend = "gpu";
+    if (!gpu_available(&st.device)) throw std::runtime_error("no CUDA GPU present");
+    NvtxRange range("raycast");
+    DeviceArena A;
+    SceneView s = upload_scene(sd, A);
+    Stream stream;
+    Launcher L(stream.s);
+    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t cap = std::min<uint64_t>(opt.capacity ? opt.capacity : (1u << 22), std::max<uint64_t>(total, 1));
+    PathSoA paths[2];
+    A.allocate(paths[0], cap);
+    A.allocate(paths[1], cap);
+    WavefrontQueues q;
+    A.allocate(q.hits, cap);
+    q.alive = A.alloc<uint8_t>(cap);
+    q.counters = A.alloc<uint32_t>(kNumCounters);
+    uint32_t* selected = A.alloc<uint32_t>(cap);
+    size_t select_bytes = compact_temp_bytes(uint32_t(cap));
+    void* temp = A.alloc<unsigned char>(select_bytes);
+    uint32_t live = 0;
+    WP_CUDA(cudaDeviceSynchronize());
+    for (uint64_t next = 0; next < total;) {
+        uint32_t n = uint32_t(std::min<uint64_t>(cap, total - next));
+        q.paths = paths[0];
+        launch_generate(L, s, rp, q, 0, next, n);
+        launch_extend(L, s, q, n, "raycast_primary");
+        launch_diffuse_bounce(L, s, rp, q, n);
+        launch_compact(L, temp, select_bytes, q, selected, paths[1], n);
+        WP_CUDA(cudaMemcpyAsync(&live, q.counters + kLiveCount, sizeof(live), cudaMemcpyDeviceToHost, L.stream()));
+        WP_CUDA(cudaStreamSynchronize(L.stream()));
+        q.paths = paths[1];
+        launch_extend(L, s, q, live, "raycast_diffuse");
+        WP_CUDA(cudaStreamSynchronize(L.stream()));
+        st.primary_rays += n;
+        st.diffuse_rays += live;
+        next += n;
+    }
+    L.collect();
+    for (const KernelStat& k : L.table()) {
+        if (k.name == "raycast_primary") st.primary_ms = k.total_ms;
+        if (k.name == "raycast_diffuse") st.diffuse_ms = k.total_ms;
+    }
+    return st;
+}
+
+std::vector<KernelAttr> gpu_kernel_attrs() {
+    if (!gpu_available()) return {};
+    return {attr_megakernel(), attr_generate(), attr_extend(), attr_shade(), attr_shadow(), attr_compact(),
+            attr_diffuse_bounce()};
 }
 
 }  // namespace wp

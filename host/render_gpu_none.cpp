@@ -9,4 +9,9 @@ Image render_gpu(const SceneData&, const RenderParams&, Mode, const RenderOption
     throw std::runtime_error("wavepath was built without CUDA: no GPU backend");
 }
 
+RaycastStats raycast_gpu(const SceneData&, const RenderParams&, const RenderOptions&) {
+    throw std::runtime_error("wavepath was built without CUDA: no GPU backend");
+}
+std::vector<KernelAttr> gpu_kernel_attrs() { return {}; }
+
 }  // namespace wp

@@ -29,4 +29,6 @@ void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQ
              (const uint32_t*)live, n);
 }
 
+KernelAttr attr_compact() { return kernel_attr("compact", reinterpret_cast<const void*>(compact), kStageBlock); }
+
 }  // namespace wp

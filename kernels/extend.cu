@@ -8,8 +8,9 @@ __global__ void extend(SceneView s, WavefrontQueues q, uint32_t n) {
     if (i < n) stage::extend(s, q, i);
 }
 
-void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n) {
-    L.launch("extend", dim3(blocks_for(n)), dim3(kStageBlock), extend, s, q, n);
+void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n, const char* name) {
+    L.launch(name, dim3(blocks_for(n)), dim3(kStageBlock), extend, s, q, n);
 }
+KernelAttr attr_extend() { return kernel_attr("extend", reinterpret_cast<const void*>(extend), kStageBlock); }
 
 }  // namespace wp

@@ -14,4 +14,6 @@ void launch_generate(Launcher& L, const SceneView& s, const RenderParams& rp, co
     L.launch("generate", dim3(blocks_for(n)), dim3(kStageBlock), generate, s, rp, q, first_slot, first_index, n);
 }
 
+KernelAttr attr_generate() { return kernel_attr("generate", reinterpret_cast<const void*>(generate), kStageBlock); }
+
 }  // namespace wp

@@ -3,6 +3,7 @@
 // Plain C++: the drivers in host/render_gpu.cpp are compiled by the host compiler.
 #pragma once
 #include "host/launch.h"
+#include "host/render.h"
 #include "kernels/wavefront.h"
 
 namespace wp {
@@ -16,8 +17,10 @@ void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, 
 // generate: camera paths of samples [first_index, first_index + n) into slots [first_slot, first_slot + n).
 void launch_generate(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
                      uint32_t first_slot, uint64_t first_index, uint32_t n);
-// extend: closest hits of paths [0, n).
-void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n);
+// extend: closest hits of paths [0, n) (timed under `name`: the ray-cast benchmark names its two passes).
+void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n, const char* name = "extend");
+// diffuse_bounce: paths [0, n) with their hits become diffuse bounce rays (ray-cast benchmark).
+void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t n);
 // sort_materials: radix sort of the n material keys (kMaterialKeyBits bits), carrying q.order_iota into order.
 size_t sort_materials_temp_bytes(uint32_t capacity);
 void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* keys_out,
@@ -32,5 +35,32 @@ void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const 
 size_t compact_temp_bytes(uint32_t capacity);
 void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* selected,
                     const PathSoA& out, uint32_t n);
+
+// KernelAttr (host/render.h): static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
+    KernelAttr a;
+    a.name = name;
+    a.block = block;
+    cudaFuncAttributes fa;
+    WP_CUDA(cudaFuncGetAttributes(&fa, fn));
+    a.registers = fa.numRegs;
+    a.local_bytes = fa.localSizeBytes;
+    a.shared_bytes = fa.sharedSizeBytes;
+    WP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a.blocks_per_sm, fn, block, 0));
+    int dev = 0, max_threads = 0;
+    WP_CUDA(cudaGetDevice(&dev));
+    WP_CUDA(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    a.occupancy = max_threads ? double(a.blocks_per_sm * block) / max_threads : 0.0;
+    return a;
+}
+// One per kernel file: megakernel, generate, extend, shade, shadow, compact, diffuse_bounce.
+KernelAttr attr_megakernel();
+KernelAttr attr_generate();
+KernelAttr attr_extend();
+KernelAttr attr_shade();
+KernelAttr attr_shadow();
+KernelAttr attr_compact();
+KernelAttr attr_diffuse_bounce();
 
 }  // namespace wp

@@ -31,4 +31,6 @@ void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, 
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), megakernel, s, rp, film, begin, end, rays);
 }
 
+KernelAttr attr_megakernel() { return kernel_attr("megakernel", reinterpret_cast<const void*>(megakernel), kStageBlock); }
+
 }  // namespace wp

@@ -31,4 +31,6 @@ void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const Wav
     });
 }
 
+KernelAttr attr_shade() { return kernel_attr("shade", reinterpret_cast<const void*>(shade), kStageBlock); }
+
 }  // namespace wp

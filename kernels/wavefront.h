@@ -143,5 +143,26 @@ WP_HD void compact(const PathSoA& out, const PathSoA& in, const uint32_t* select
     out.copy(i, in, selected[i]);
 }
 
+// diffuse_bounce (ray-cast-only benchmark): path i's closest hit becomes a cosine-distributed bounce ray about
+// the geometric normal on the side the ray came from (the incoherent rays of a diffuse scene); alive[i] says
+// whether path i hit anything. Random numbers keyed like the path tracer's first bounce.
+WP_HD void diffuse_bounce(const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t i) {
+    PathState p = unpack(q.paths.load(i));
+    Hit h = unpack(q.hits.load(i));
+    if (h.prim == kInvalid) {
+        q.alive[i] = 0;
+        return;
+    }
+    SurfacePoint sp = surface_point(s.prims, h, p.ray);
+    vec3 ng = glm::dot(sp.ng, p.ray.d) > 0.0f ? -sp.ng : sp.ng;
+    uint32_t key = path_key(p.pixel, p.sample, rp.seed);
+    vec3 wi = Frame::from_normal(ng).to_world(
+        sample_cosine_hemisphere(vec2(rand01(key, 1, kDimBsdfU), rand01(key, 1, kDimBsdfV))));
+    p.ray = Ray{offset_ray_origin(sp.p, ng), wi};
+    p.depth = 1;
+    q.paths.store(i, pack(p));
+    q.alive[i] = 1;
+}
+
 }  // namespace stage
 }  // namespace wp

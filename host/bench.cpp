@@ -1,0 +1,397 @@
+// `wavepath bench` (see host/bench.h).
+#include "host/bench.h"
+#include <cxxabi.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include "host/scene_json.h"
+
+namespace wp {
+
+using json = nlohmann::json;
+
+std::string kernel_short_name(const std::string& symbol) {
+    std::string s = symbol;
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> dem(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+    if (status == 0 && dem) s = dem.get();
+    // cut the parameter list: the first '(' outside template brackets
+    int depth = 0;
+    std::string head;
+    for (char ch : s) {
+        if (ch == '<') ++depth;
+        if (ch == '>') --depth;
+        if (ch == '(' && depth == 0) break;
+        head += ch;
+    }
+    // drop template arguments, keep the last scope component
+    std::string flat;
+    depth = 0;
+    for (char ch : head) {
+        if (ch == '<') ++depth;
+        else if (ch == '>') --depth;
+        else if (depth == 0) flat += ch;
+    }
+    size_t c = flat.rfind("::");
+    std::string name = c == std::string::npos ? flat : flat.substr(c + 2);
+    size_t sp = name.find_last_of(' ');  // a return type in front ("void f")
+    if (sp != std::string::npos) name = name.substr(sp + 1);
+    return name;
+}
+
+std::vector<PtxasKernel> parse_ptxas(const std::string& text) {
+    std::vector<PtxasKernel> out;
+    static const std::regex entry(R"(Compiling entry function '([^']+)' for '([^']+)')");
+    static const std::regex props(R"(Function properties for (\S+))");
+    static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+    static const std::regex used(R"(Used (\d+) registers)");
+    static const std::regex barriers(R"(used (\d+) barriers)");
+    static const std::regex smem(R"((\d+) bytes smem)");
+    static const std::regex cmem(R"((\d+) bytes cmem\[0\])");
+    std::istringstream in(text);
+    std::string line;
+    PtxasKernel* cur = nullptr;  // the entry whose report lines follow
+    bool in_props = false;       // the "Function properties" block belongs to cur
+    std::smatch m;
+    while (std::getline(in, line)) {
+        if (std::regex_search(line, m, entry)) {
+            out.push_back(PtxasKernel{});
+            cur = &out.back();
+            cur->mangled = m[1];
+            cur->arch = m[2];
+            cur->name = kernel_short_name(cur->mangled);
+            in_props = false;
+        } else if (std::regex_search(line, m, props)) {
+            in_props = cur && m[1] == cur->mangled;
+        } else if (cur && in_props && std::regex_search(line, m, frame)) {
+            cur->stack_bytes = std::stoi(m[1]);
+            cur->spill_stores = std::stoi(m[2]);
+            cur->spill_loads = std::stoi(m[3]);
+        } else if (cur && std::regex_search(line, m, used)) {
+            cur->registers = std::stoi(m[1]);
+            if (std::regex_search(line, m, barriers)) cur->barriers = std::stoi(m[1]);
+            if (std::regex_search(line, m, smem)) cur->shared_bytes = std::stoi(m[1]);
+            if (std::regex_search(line, m, cmem)) cur->cmem0_bytes = std::stoi(m[1]);
+            cur = nullptr;  // an entry's report ends with its "Used" line
+            in_props = false;
+        }
+    }
+    return out;
+}
+
+std::string default_resources_path() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return "";
+    std::string exe(buf, size_t(n));
+    size_t s = exe.find_last_of('/');
+    std::string p = (s == std::string::npos ? std::string(".") : exe.substr(0, s)) + "/kernel_resources.txt";
+    std::ifstream f(p);
+    return f ? p : "";
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string scene_label(const std::string& path) {
+    size_t s = path.find_last_of('/');
+    std::string f = s == std::string::npos ? path : path.substr(s + 1);
+    size_t d = f.find_last_of('.');
+    return d == std::string::npos ? f : f.substr(0, d);
+}
+
+}  // namespace
+
+json run_bench(const BenchOptions& o) {
+    if (o.scenes.empty()) throw std::runtime_error("bench: no scenes given");
+    if (o.repeat < 1) throw std::runtime_error("bench: --repeat must be at least 1");
+    std::string dev;
+    bool have_gpu = gpu_available(&dev);
+    if (o.backend == "gpu" && !have_gpu) throw std::runtime_error("bench: --backend gpu, but no CUDA GPU is present");
+    Backend be = (o.backend == "gpu" || (o.backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
+
+    json doc;
+    doc["tool"] = "wavepath bench";
+    doc["command"] = o.command;
+    doc["backend"] = be == Backend::Gpu ? "gpu" : "cpu";
+    doc["device"] = be == Backend::Gpu ? dev : "cpu";
+    doc["repeat"] = o.repeat;
+    doc["warmup"] = o.warmup;
+    doc["timing"] = be == Backend::Gpu ? "CUDA events, first launch to last result, scene upload excluded; medians"
+                                       : "wall clock, scene load excluded; medians";
+
+    // per-kernel resources: ptxas's build-time report and the runtime's occupancy
+    std::map<std::string, PtxasKernel> ptx;
+    std::string rpath = o.resources_path.empty() ? default_resources_path() : o.resources_path;
+    json res = json::array();
+    if (!rpath.empty()) {
+        std::ifstream f(rpath);
+        if (!f) throw std::runtime_error("bench: cannot read the kernel resource report '" + rpath + "'");
+        std::stringstream ss;
+        ss << f.rdbuf();
+        for (const PtxasKernel& k : parse_ptxas(ss.str()))
+            if (!ptx.count(k.name)) ptx[k.name] = k;
+    }
+    std::map<std::string, KernelAttr> occ;
+    if (be == Backend::Gpu)
+        for (const KernelAttr& a : gpu_kernel_attrs()) occ[a.name] = a;
+    for (const auto& [name, k] : ptx) {
+        json r{{"kernel", name},          {"symbol", k.mangled},          {"arch", k.arch},
+               {"registers", k.registers}, {"spill_stores", k.spill_stores}, {"spill_loads", k.spill_loads},
+               {"stack_bytes", k.stack_bytes}, {"shared_bytes", k.shared_bytes}, {"barriers", k.barriers}};
+        auto it = occ.find(name);
+        if (it != occ.end()) {
+            r["block"] = it->second.block;
+            r["blocks_per_sm"] = it->second.blocks_per_sm;
+            r["theoretical_occupancy"] = it->second.occupancy;
+        }
+        res.push_back(r);
+    }
+    for (const auto& [name, a] : occ)
+        if (!ptx.count(name))
+            res.push_back(json{{"kernel", name}, {"registers", a.registers}, {"stack_bytes", a.local_bytes},
+                               {"shared_bytes", a.shared_bytes}, {"block", a.block}, {"blocks_per_sm", a.blocks_per_sm},
+                               {"theoretical_occupancy", a.occupancy}});
+    doc["kernel_resources"] = res;
+    doc["kernel_resources_source"] = rpath.empty() ? std::string("none (no kernel_resources.txt beside the binary)") : rpath;
+    auto resource_of = [&](const std::string& kernel) -> const json* {
+        for (const json& r : doc["kernel_resources"])
+            if (r["kernel"] == kernel) return &r;
+        return nullptr;
+    };
+
+    json scenes = json::array();
+    std::printf("wavepath bench: %s on %s, %u warm-up + %u timed renders per mode, medians\n",
+                be == Backend::Gpu ? "gpu" : "cpu", be == Backend::Gpu ? dev.c_str() : "cpu", o.warmup, o.repeat);
+    for (const std::string& path : o.scenes) {
+        LoadedScene ls = load_scene_json(path);
+        RenderParams rp = ls.params;
+        if (o.spp) rp.spp = o.spp;
+        if (o.width) rp.width = o.width;
+        if (o.height) rp.height = o.height;
+        if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
+        if (o.max_depth) rp.max_depth = o.max_depth;
+        json js{{"scene", path},      {"name", scene_label(path)}, {"width", rp.width},
+                {"height", rp.height}, {"spp", rp.spp},            {"max_depth", rp.max_depth},
+                {"light_sampling", rp.light_sampling}};
+        js["modes"] = json::array();
+        std::printf("\n%s: %ux%u, %u spp, max depth %u\n", path.c_str(), rp.width, rp.height, rp.spp, rp.max_depth);
+        std::printf("  %-11s %10s %11s %10s %10s %10s %10s\n", "mode", "ms", "Msamples/s", "Mrays/s", "ext Mr/s",
+                    "shadow Mr/s", "device MB");
+        std::vector<json> mode_docs;
+        for (Mode m : o.modes) {
+            for (unsigned w = 0; w < o.warmup; ++w) wp::render(be, ls.data, rp, m, o.render, nullptr);
+            std::vector<double> ms;
+            std::map<std::string, std::vector<double>> kms;
+            std::map<std::string, uint64_t> launches;
+            std::vector<std::string> order;
+            RenderStats last;
+            for (unsigned r = 0; r < o.repeat; ++r) {
+                RenderStats st;
+                wp::render(be, ls.data, rp, m, o.render, &st);
+                ms.push_back(st.render_ms);
+                for (const KernelRow& k : st.kernels) {
+                    if (!kms.count(k.name)) order.push_back(k.name);
+                    kms[k.name].push_back(k.ms);
+                    launches[k.name] = k.launches;
+                }
+                last = std::move(st);
+            }
+            double t = median(ms);
+            json jm;
+            jm["mode"] = mode_name(m);
+            jm["render_ms"] = t;
+            jm["render_ms_runs"] = ms;
+            jm["samples"] = last.samples;
+            jm["extension_rays"] = last.extension_rays;
+            jm["shadow_rays"] = last.shadow_rays;
+            jm["msamples_per_s"] = t > 0 ? double(last.samples) / t / 1e3 : 0.0;
+            jm["mrays_per_s"] = t > 0 ? double(last.extension_rays + last.shadow_rays) / t / 1e3 : 0.0;
+            jm["extension_mrays_per_s"] = t > 0 ? double(last.extension_rays) / t / 1e3 : 0.0;
+            jm["shadow_mrays_per_s"] = t > 0 ? double(last.shadow_rays) / t / 1e3 : 0.0;
+            jm["peak_device_bytes"] = last.device_bytes;
+            jm["queue_capacity"] = last.capacity;
+            jm["sorted_shading"] = last.sorted;
+            json kernels = json::array();
+            for (const std::string& k : order) {
+                double km = median(kms[k]);
+                json jk{{"kernel", k},
+                        {"launches", launches[k]},
+                        {"ms", km},
+                        {"percent_of_frame", t > 0 ? 100.0 * km / t : 0.0},
+                        {"avg_ms", launches[k] ? km / double(launches[k]) : 0.0}};
+                if (const json* r = resource_of(k))
+                    for (const char* f : {"registers", "spill_stores", "spill_loads", "stack_bytes", "theoretical_occupancy"})
+                        if (r->contains(f)) jk[f] = (*r)[f];
+                kernels.push_back(jk);
+            }
+            jm["kernels"] = kernels;
+            json fill = json::array();
+            if (!last.paths_at_depth.empty() && last.paths_at_depth[0] > 0)
+                for (size_t d = 0; d < last.paths_at_depth.size(); ++d) {
+                    if (last.paths_at_depth[d] == 0) continue;
+                    fill.push_back(json{{"depth", d},
+                                        {"paths", last.paths_at_depth[d]},
+                                        {"shadow_rays", last.shadow_at_depth[d]},
+                                        {"fraction_of_camera_paths", double(last.paths_at_depth[d]) / double(last.paths_at_depth[0])}});
+                }
+            jm["queue_fill"] = fill;
+            std::printf("  %-11s %10.2f %11.2f %10.1f %10.1f %10.1f %10.1f\n", mode_name(m), t,
+                        jm["msamples_per_s"].get<double>(), jm["mrays_per_s"].get<double>(),
+                        jm["extension_mrays_per_s"].get<double>(), jm["shadow_mrays_per_s"].get<double>(),
+                        double(last.device_bytes) / 1048576.0);
+            mode_docs.push_back(jm);
+            js["modes"].push_back(jm);
+        }
+        for (const json& jm : mode_docs) {
+            std::printf("  %s kernels:\n    %-18s %8s %10s %7s %5s %6s %6s %6s %5s\n", jm["mode"].get<std::string>().c_str(),
+                        "kernel", "launches", "ms", "%frame", "regs", "spillS", "spillL", "stack", "occ");
+            for (const json& k : jm["kernels"]) {
+                auto num = [&](const char* f) { return k.contains(f) ? std::to_string(k[f].get<long long>()) : std::string("-"); };
+                char occs[16] = "-";
+                if (k.contains("theoretical_occupancy"))
+                    std::snprintf(occs, sizeof occs, "%.0f%%", 100.0 * k["theoretical_occupancy"].get<double>());
+                std::printf("    %-18s %8llu %10.3f %6.1f%% %5s %6s %6s %6s %5s\n", k["kernel"].get<std::string>().c_str(),
+                            (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
+                            k["percent_of_frame"].get<double>(), num("registers").c_str(), num("spill_stores").c_str(),
+                            num("spill_loads").c_str(), num("stack_bytes").c_str(), occs);
+            }
+        }
+        if (mode_docs.size() == 2) {
+            double a = mode_docs[0]["render_ms"], b = mode_docs[1]["render_ms"];
+            js["speedup_" + mode_docs[0]["mode"].get<std::string>() + "_over_" + mode_docs[1]["mode"].get<std::string>()] =
+                a > 0 ? b / a : 0.0;
+            std::printf("  %s / %s time: %.2fx\n", mode_docs[1]["mode"].get<std::string>().c_str(),
+                        mode_docs[0]["mode"].get<std::string>().c_str(), a > 0 ? b / a : 0.0);
+        }
+        if (o.raycast) {
+            RenderParams rr = rp;
+            rr.spp = o.raycast_spp;
+            std::vector<double> pm, dm;
+            RaycastStats rs;
+            for (unsigned r = 0; r < o.warmup + o.repeat; ++r) {
+                rs = be == Backend::Gpu ? raycast_gpu(ls.data, rr, o.render) : raycast_cpu(ls.data, rr, o.render);
+                if (r >= o.warmup) {
+                    pm.push_back(rs.primary_ms);
+                    dm.push_back(rs.diffuse_ms);
+                }
+            }
+            double p = median(pm), d = median(dm);
+            json jr{{"spp", rr.spp},
+                    {"primary_rays", rs.primary_rays},
+                    {"primary_ms", p},
+                    {"primary_grays_per_s", p > 0 ? double(rs.primary_rays) / p / 1e6 : 0.0},
+                    {"diffuse_rays", rs.diffuse_rays},
+                    {"diffuse_ms", d},
+                    {"diffuse_grays_per_s", d > 0 ? double(rs.diffuse_rays) / d / 1e6 : 0.0}};
+            js["raycast"] = jr;
+            std::printf("  ray cast only (%u spp): primary %llu rays %.3f ms = %.3f Grays/s; diffuse bounce %llu rays "
+                        "%.3f ms = %.3f Grays/s\n",
+                        rr.spp, (unsigned long long)rs.primary_rays, p, jr["primary_grays_per_s"].get<double>(),
+                        (unsigned long long)rs.diffuse_rays, d, jr["diffuse_grays_per_s"].get<double>());
+        }
+        scenes.push_back(js);
+    }
+    doc["scenes"] = scenes;
+    if (!o.json_path.empty()) {
+        std::ofstream f(o.json_path);
+        if (!f) throw std::runtime_error("bench: cannot write '" + o.json_path + "'");
+        f << doc.dump(2) << "\n";
+        if (!f) throw std::runtime_error("bench: error writing '" + o.json_path + "'");
+        std::printf("\nwrote %s\n", o.json_path.c_str());
+    }
+    if (!o.plot_path.empty()) {
+        std::ofstream f(o.plot_path);
+        if (!f) throw std::runtime_error("bench: cannot write '" + o.plot_path + "'");
+        f << bench_plot_svg(doc);
+        if (!f) throw std::runtime_error("bench: error writing '" + o.plot_path + "'");
+        std::printf("wrote %s\n", o.plot_path.c_str());
+    }
+    return doc;
+}
+
+std::string bench_plot_svg(const json& doc) {
+    static const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+                                    "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+    std::vector<std::string> names;  // kernel -> colour, in first-seen order
+    for (const json& s : doc["scenes"])
+        for (const json& m : s["modes"])
+            for (const json& k : m["kernels"])
+                if (std::find(names.begin(), names.end(), k["kernel"].get<std::string>()) == names.end())
+                    names.push_back(k["kernel"]);
+    auto colour = [&](const std::string& n) {
+        size_t i = size_t(std::find(names.begin(), names.end(), n) - names.begin());
+        return palette[i % 10];
+    };
+    const int W = 900, left = 170, right = 30, bar_h = 26, gap = 8, panel_gap = 46, top = 50;
+    int height = top;
+    for (const json& s : doc["scenes"]) height += panel_gap + int(s["modes"].size()) * (bar_h + gap);
+    height += 40 + 22 * int((names.size() + 3) / 4);
+    std::ostringstream o;
+    char buf[512];
+    o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << height
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"24\" font-size=\"15\">wavepath bench: time per kernel, stacked (%s, %s)</text>\n",
+                  left, doc.value("device", std::string("?")).c_str(), doc.value("backend", std::string("?")).c_str());
+    o << buf;
+    int y = top;
+    for (const json& s : doc["scenes"]) {
+        double tmax = 0;
+        for (const json& m : s["modes"]) tmax = std::max(tmax, m["render_ms"].get<double>());
+        if (tmax <= 0) tmax = 1;
+        y += panel_gap;
+        std::snprintf(buf, sizeof buf, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s (%dx%d, %d spp)</text>\n", y - 12,
+                      s["name"].get<std::string>().c_str(), s["width"].get<int>(), s["height"].get<int>(), s["spp"].get<int>());
+        o << buf;
+        double scale = double(W - left - right - 90) / tmax;
+        for (const json& m : s["modes"]) {
+            std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 8,
+                          y + bar_h / 2 + 4, m["mode"].get<std::string>().c_str());
+            o << buf;
+            double x = left;
+            for (const json& k : m["kernels"]) {
+                double w = k["ms"].get<double>() * scale;
+                std::snprintf(buf, sizeof buf,
+                              "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s %.3f ms "
+                              "(%.1f%%)</title></rect>\n",
+                              x, y, std::max(w, 0.0), bar_h, colour(k["kernel"]), k["kernel"].get<std::string>().c_str(),
+                              k["ms"].get<double>(), k["percent_of_frame"].get<double>());
+                o << buf;
+                x += w;
+            }
+            double frame = m["render_ms"].get<double>() * scale;
+            std::snprintf(buf, sizeof buf,
+                          "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n"
+                          "<text x=\"%.2f\" y=\"%d\">%.2f ms</text>\n",
+                          left, y, frame, bar_h, left + frame + 6, y + bar_h / 2 + 4, m["render_ms"].get<double>());
+            o << buf;
+            y += bar_h + gap;
+        }
+    }
+    y += 30;
+    for (size_t i = 0; i < names.size(); ++i) {
+        int lx = left + int(i % 4) * 170, ly = y + int(i / 4) * 22;
+        std::snprintf(buf, sizeof buf,
+                      "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+                      lx, ly - 11, colour(names[i]), lx + 20, ly, names[i].c_str());
+        o << buf;
+    }
+    o << "</svg>\n";
+    return o.str();
+}
+
+}  // namespace wp

@@ -1,0 +1,47 @@
+// `wavepath bench`: timed renders of scenes in both schedules (medians over repeats after a warm-up), per-kernel
+// times with each kernel's registers, spills, stack and theoretical occupancy, queue fill per bounce, device
+// memory, a ray-cast-only traversal pass; a table on stdout, a JSON file and an SVG plot.
+#pragma once
+#include <string>
+#include <vector>
+#include <nlohmann/json.hpp>
+#include "host/render.h"
+
+namespace wp {
+
+// One kernel's entry in ptxas's -v report.
+struct PtxasKernel {
+    std::string mangled, name;  // name: the kernel's short name ("extend", "DeviceSelectSweepKernel")
+    std::string arch;           // "sm_90"
+    int registers = 0, barriers = 0;
+    int stack_bytes = 0, spill_stores = 0, spill_loads = 0;
+    int shared_bytes = 0, cmem0_bytes = 0;
+};
+// Parses the text ptxas -v writes (`ptxas info : Compiling entry function '...' for 'sm_90'`, `Function properties
+// for ...`, `Used N registers, ...`). Entry functions only, in report order; unparseable lines are skipped.
+std::vector<PtxasKernel> parse_ptxas(const std::string& text);
+// Short name of a (mangled or demangled) kernel symbol: the function's own name, without namespaces,
+// template arguments or parameters.
+std::string kernel_short_name(const std::string& symbol);
+// kernel_resources.txt beside the running executable (written by the build), "" when absent.
+std::string default_resources_path();
+
+struct BenchOptions {
+    std::vector<std::string> scenes;
+    std::vector<Mode> modes{Mode::Wavefront, Mode::Megakernel};
+    std::string backend = "auto";  // gpu, cpu, auto
+    unsigned repeat = 3, warmup = 1;
+    uint32_t width = 0, height = 0, spp = 0, max_depth = 0;  // 0: the scene's
+    bool raycast = true;
+    uint32_t raycast_spp = 4;  // camera samples per pixel of the ray-cast-only pass
+    RenderOptions render;      // threads, capacity, sort_materials
+    std::string json_path, plot_path, resources_path, command;
+};
+
+// Runs the benchmark; returns the JSON document it writes (and prints the table). Throws on errors.
+nlohmann::json run_bench(const BenchOptions& o);
+
+// Stacked per-kernel time per mode and scene as an SVG document (one panel per scene, one bar per mode).
+std::string bench_plot_svg(const nlohmann::json& bench);
+
+}  // namespace wp

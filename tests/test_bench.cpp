@@ -1,0 +1,173 @@
+// `wavepath bench` on the CPU backend: the JSON it writes, the SVG plot, and the ptxas resource-report parser
+// (on ptxas output captured from this project's own build, tests/data/ptxas-sample.txt).
+#include <gtest/gtest.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include "host/bench.h"
+#include "tests/cornell_scene.h"
+using namespace wp;
+using json = nlohmann::json;
+
+namespace {
+std::string read_file(const std::string& p) {
+    std::ifstream f(p);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+const PtxasKernel* find(const std::vector<PtxasKernel>& v, const std::string& name) {
+    for (const PtxasKernel& k : v)
+        if (k.name == name) return &k;
+    return nullptr;
+}
+}  // namespace
+
+TEST(Bench, PtxasReportParsesEveryEntryFunction) {
+    std::vector<PtxasKernel> ks = parse_ptxas(read_file(wp_test::source_dir() + "/tests/data/ptxas-sample.txt"));
+    ASSERT_EQ(ks.size(), 16u);  // 7 wavepath kernels and 9 CUB kernels (radix sort, select) in the captured build
+    const PtxasKernel* ext = find(ks, "extend");
+    ASSERT_NE(ext, nullptr);
+    EXPECT_EQ(ext->registers, 61);
+    EXPECT_EQ(ext->stack_bytes, 256);
+    EXPECT_EQ(ext->spill_stores, 0);
+    EXPECT_EQ(ext->arch, "sm_90");
+    EXPECT_EQ(ext->mangled, "_ZN2wp6extendENS_9SceneViewENS_15WavefrontQueuesEj");
+    ASSERT_NE(find(ks, "megakernel"), nullptr);
+    EXPECT_EQ(find(ks, "megakernel")->registers, 117);
+    EXPECT_EQ(find(ks, "shade")->registers, 81);
+    EXPECT_EQ(find(ks, "shade")->stack_bytes, 32);
+    for (const char* k : {"generate", "shadow", "compact", "diffuse_bounce"}) EXPECT_NE(find(ks, k), nullptr) << k;
+    const PtxasKernel* sel = find(ks, "DeviceSelectSweepKernel");
+    ASSERT_NE(sel, nullptr);
+    EXPECT_EQ(sel->shared_bytes, 23040);
+    EXPECT_EQ(sel->barriers, 1);
+}
+
+TEST(Bench, PtxasSpillsAndNamesOfHandWrittenReport) {
+    const char* text =
+        "ptxas info    : 0 bytes gmem\n"
+        "ptxas info    : Compiling entry function '_ZN2wp5shadeENS_9SceneViewEj' for 'sm_90'\n"
+        "ptxas info    : Function properties for _ZN2wp10helper_fnEv\n"  // a device function's block: not the entry's
+        "    999 bytes stack frame, 999 bytes spill stores, 999 bytes spill loads\n"
+        "ptxas info    : Function properties for _ZN2wp5shadeENS_9SceneViewEj\n"
+        "    40 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 2 barriers, 4096 bytes smem, 532 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function 'plain_c_kernel' for 'sm_80'\n"
+        "ptxas info    : Function properties for plain_c_kernel\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 10 registers, used 0 barriers\n";
+    std::vector<PtxasKernel> ks = parse_ptxas(text);
+    ASSERT_EQ(ks.size(), 2u);
+    EXPECT_EQ(ks[0].name, "shade");
+    EXPECT_EQ(ks[0].registers, 255);
+    EXPECT_EQ(ks[0].stack_bytes, 40);
+    EXPECT_EQ(ks[0].spill_stores, 8);
+    EXPECT_EQ(ks[0].spill_loads, 12);
+    EXPECT_EQ(ks[0].barriers, 2);
+    EXPECT_EQ(ks[0].shared_bytes, 4096);
+    EXPECT_EQ(ks[0].cmem0_bytes, 532);
+    EXPECT_EQ(ks[1].name, "plain_c_kernel");
+    EXPECT_EQ(ks[1].arch, "sm_80");
+    EXPECT_EQ(kernel_short_name("_ZN3cub17CUB_300001_SM_9006detail11EmptyKernelIvEEvv"), "EmptyKernel");
+    EXPECT_TRUE(parse_ptxas("garbage\nUsed x registers\n").empty());
+}
+
+TEST(Bench, CpuBenchWritesJsonWithEveryField) {
+    std::string dir = ::testing::TempDir();
+    std::string scene = dir + "bench-scene.json";
+    std::ofstream(scene) << R"({"render": {"width": 24, "height": 16, "spp": 2, "max_depth": 6},
+      "camera": {"position": [0, 1, 4], "target": [0, 0.5, 0]},
+      "materials": {"white": {"type": "lambert", "albedo": 0.7}, "glass": {"type": "dielectric", "ior": 1.5}},
+      "objects": [{"type": "quad", "material": "white", "transform": {"matrix": [3,0,0,0, 0,0,3,0, 0,-3,0,0, 0,0,0,1]}},
+                  {"type": "sphere", "material": "glass", "center": [0, 0.5, 0], "radius": 0.5},
+                  {"type": "sphere", "material": "white", "center": [1, 2, 1], "radius": 0.2, "emission": 20}]})";
+    BenchOptions o;
+    o.scenes = {scene};
+    o.backend = "cpu";
+    o.repeat = 3;
+    o.warmup = 1;
+    o.raycast_spp = 3;
+    o.render.threads = 2;
+    o.resources_path = wp_test::source_dir() + "/tests/data/ptxas-sample.txt";
+    o.json_path = dir + "bench.json";
+    o.plot_path = dir + "bench.svg";
+    o.command = "wavepath bench (test)";
+    run_bench(o);
+    json d = json::parse(read_file(o.json_path));  // throws (fails the test) if the file is not valid JSON
+    for (const char* k : {"tool", "command", "backend", "device", "repeat", "warmup", "timing", "kernel_resources", "scenes"})
+        EXPECT_TRUE(d.contains(k)) << k;
+    EXPECT_EQ(d["backend"], "cpu");
+    ASSERT_EQ(d["kernel_resources"].size(), 14u);  // 16 entries, 14 distinct short names (CUB variants share)
+    for (const json& r : d["kernel_resources"])
+        for (const char* k : {"kernel", "registers", "spill_stores", "spill_loads", "stack_bytes", "shared_bytes"})
+            EXPECT_TRUE(r.contains(k)) << k;
+    ASSERT_EQ(d["scenes"].size(), 1u);
+    const json& s = d["scenes"][0];
+    EXPECT_EQ(s["width"], 24);
+    EXPECT_EQ(s["spp"], 2);
+    ASSERT_EQ(s["modes"].size(), 2u);
+    EXPECT_TRUE(s.contains("speedup_wavefront_over_megakernel"));
+    uint64_t ext[2], shadow[2];
+    for (int m = 0; m < 2; ++m) {
+        const json& jm = s["modes"][m];
+        EXPECT_EQ(jm["mode"], m == 0 ? "wavefront" : "megakernel");
+        for (const char* k : {"render_ms", "render_ms_runs", "samples", "extension_rays", "shadow_rays", "msamples_per_s",
+                              "mrays_per_s", "extension_mrays_per_s", "shadow_mrays_per_s", "peak_device_bytes",
+                              "queue_capacity", "sorted_shading", "kernels", "queue_fill"})
+            EXPECT_TRUE(jm.contains(k)) << k;
+        EXPECT_GT(jm["render_ms"].get<double>(), 0.0);
+        EXPECT_EQ(jm["render_ms_runs"].size(), 3u);
+        EXPECT_EQ(jm["samples"], 24u * 16u * 2u);
+        ext[m] = jm["extension_rays"];
+        shadow[m] = jm["shadow_rays"];
+        EXPECT_GE(ext[m], 24u * 16u * 2u);  // at least the camera rays
+        EXPECT_GT(shadow[m], 0u);
+        double rate = jm["extension_mrays_per_s"].get<double>() + jm["shadow_mrays_per_s"].get<double>();
+        EXPECT_NEAR(rate, jm["mrays_per_s"].get<double>(), 1e-6 * rate);
+        std::set<std::string> names;
+        double pct = 0;
+        for (const json& k : jm["kernels"]) {
+            names.insert(k["kernel"]);
+            for (const char* f : {"launches", "ms", "percent_of_frame", "avg_ms"}) EXPECT_TRUE(k.contains(f)) << f;
+            pct += k["percent_of_frame"].get<double>();
+        }
+        EXPECT_LE(pct, 100.5);
+        if (m == 0) {
+            EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "compact_select", "compact"}));
+            EXPECT_GT(jm["peak_device_bytes"].get<uint64_t>(), 0u);
+            ASSERT_FALSE(jm["queue_fill"].empty());
+            EXPECT_EQ(jm["queue_fill"][0]["depth"], 0);
+            EXPECT_EQ(jm["queue_fill"][0]["paths"], 24u * 16u * 2u);
+            EXPECT_DOUBLE_EQ(jm["queue_fill"][0]["fraction_of_camera_paths"].get<double>(), 1.0);
+            for (const json& k : jm["kernels"])  // resources joined by kernel name
+                if (k["kernel"] == "extend") EXPECT_EQ(k["registers"], 61);
+        } else {
+            EXPECT_EQ(names, (std::set<std::string>{"megakernel"}));
+        }
+    }
+    EXPECT_EQ(ext[0], ext[1]);  // same estimator, same random numbers: the same rays
+    EXPECT_EQ(shadow[0], shadow[1]);
+    const json& rc = s["raycast"];
+    EXPECT_EQ(rc["primary_rays"], 24u * 16u * 3u);
+    EXPECT_GT(rc["diffuse_rays"].get<uint64_t>(), 0u);
+    EXPECT_LT(rc["diffuse_rays"].get<uint64_t>(), rc["primary_rays"].get<uint64_t>());  // some camera rays miss
+    EXPECT_GT(rc["primary_grays_per_s"].get<double>(), 0.0);
+    EXPECT_GT(rc["diffuse_grays_per_s"].get<double>(), 0.0);
+
+    std::string svg = read_file(o.plot_path);
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+    EXPECT_NE(svg.find("</svg>"), std::string::npos);
+    size_t rects = 0;
+    for (size_t i = svg.find("<rect"); i != std::string::npos; i = svg.find("<rect", i + 1)) ++rects;
+    EXPECT_GE(rects, 1u + 6u + 1u + 2u + 7u);  // background, wavefront bars, megakernel bar, frame outlines, legend
+    EXPECT_NE(svg.find("<title>extend "), std::string::npos);
+}
+
+TEST(Bench, BadArgumentsThrow) {
+    BenchOptions o;
+    EXPECT_THROW(run_bench(o), std::runtime_error);  // no scenes
+    o.scenes = {"/nonexistent/scene.json"};
+    o.backend = "cpu";
+    EXPECT_THROW(run_bench(o), std::exception);
+}
