@@ -211,6 +211,8 @@ int main(int argc, char** argv) {
             if (width || height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
             if (max_depth) rp.max_depth = max_depth;
             if (seed_set) rp.seed = seed;
+            if (std::string why = render_limits_problem(rp.width, rp.height, rp.spp, rp.max_depth); !why.empty())
+                throw SceneError(path + ": with the command line's settings: " + why);
             std::string target = out;
             if (target.empty()) {
                 size_t d = path.find_last_of('.');

@@ -8,12 +8,25 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <sys/stat.h>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
 
 namespace wp {
+
+std::string render_limits_problem(uint64_t width, uint64_t height, uint64_t spp, uint64_t max_depth) {
+    auto n = [](uint64_t v) { return std::to_string(v); };
+    if (width < 1 || height < 1) return "resolution " + n(width) + "x" + n(height) + ": width and height must be >= 1";
+    if (width > 32768 || height > 32768) return "resolution " + n(width) + "x" + n(height) + " is too large (at most 32768 per side)";
+    if (width * height > (1ull << 28)) return "resolution " + n(width) + "x" + n(height) + " is too large (at most 2^28 pixels)";
+    if (spp < 1) return "spp must be >= 1";
+    if (spp > (1ull << 24)) return "spp " + n(spp) + " is too large (at most 2^24)";
+    if (width * height * spp > (1ull << 40)) return n(width * height * spp) + " samples are too many (at most 2^40 per render)";
+    if (max_depth < 1 || max_depth > 1024) return "max_depth " + n(max_depth) + " out of range (1 to 1024)";
+    return "";
+}
 
 bool conductor_preset(const std::string& name, vec3& eta, vec3& k) {
     // RGB complex IOR (R, G, B at about 650, 550, 450 nm), as tabulated by Tungsten and Mitsuba
@@ -40,15 +53,65 @@ namespace {
 using json = nlohmann::json;
 const char* const kFromFile = "from_file";  // "material": "from_file": a mesh's own MTL materials
 
+// A key as one JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1").
+std::string pointer_escape(const std::string& k) {
+    std::string o;
+    for (char ch : k) {
+        if (ch == '~') o += "~0";
+        else if (ch == '/') o += "~1";
+        else o += ch;
+    }
+    return o;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (std::tolower((unsigned char)a[i - 1]) ==
+                                                                    std::tolower((unsigned char)b[j - 1]) ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// "unknown key 'albdo' (did you mean 'albedo'?)", or the list of the keys allowed there.
+std::string unknown_key(const std::string& key, const std::set<std::string>& allowed) {
+    std::string best;
+    size_t bd = ~size_t(0);
+    for (const std::string& a : allowed) {
+        size_t d = edit_distance(key, a);
+        if (d < bd) {
+            bd = d;
+            best = a;
+        }
+    }
+    if (!best.empty() && bd <= std::max<size_t>(2, best.size() / 3)) return "unknown key '" + key + "' (did you mean '" + best + "'?)";
+    std::string list;
+    for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    return "unknown key '" + key + "' (expected one of: " + list + ")";
+}
+
 struct Ctx {
     std::string file;
+    // Files named by the scene must be regular files (a directory, a FIFO or /dev/zero would hang or confuse
+    // the loaders); a missing file is left to the loader, which names it.
+    void regular_file(const std::string& f, const std::string& ptr) const {
+        struct stat st;
+        if (::stat(f.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail(ptr, "'" + f + "' is not a regular file");
+    }
     [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
         throw SceneError(file + ": " + (ptr.empty() ? "/" : ptr) + ": " + what);
     }
     void keys(const json& j, const std::string& ptr, std::set<std::string> allowed) const {
         if (!j.is_object()) fail(ptr, "expected an object");
         for (auto it = j.begin(); it != j.end(); ++it)
-            if (!allowed.count(it.key())) fail(ptr + "/" + it.key(), "unknown key");
+            if (!allowed.count(it.key())) fail(ptr + "/" + pointer_escape(it.key()), unknown_key(it.key(), allowed));
     }
     float num(const json& j, const std::string& ptr) const {
         if (!j.is_number()) fail(ptr, "expected a number");
@@ -117,6 +180,8 @@ LoadedScene load_scene_json(const std::string& path) {
         root = json::parse(f);
     } catch (const json::parse_error& e) {
         throw SceneError(path + ": JSON syntax error: " + e.what());
+    } catch (const json::exception& e) {  // e.g. a number too large for a double (1e999)
+        throw SceneError(path + ": JSON error: " + e.what());
     }
     if (is_tungsten_scene(root)) return load_tungsten_scene(path, root);
     c.keys(root, "", {"render", "camera", "materials", "objects", "background", "environment"});
@@ -128,6 +193,8 @@ LoadedScene load_scene_json(const std::string& path) {
     rp.height = c.count(render, "height", "/render", 512, 1);
     rp.spp = c.count(render, "spp", "/render", 16, 1);
     rp.max_depth = c.count(render, "max_depth", "/render", 16, 1);
+    if (std::string why = render_limits_problem(rp.width, rp.height, rp.spp, rp.max_depth); !why.empty())
+        c.fail("/render", why);
     rp.seed = c.count(render, "seed", "/render", 0, 0);
     if (render.contains("light_sampling")) {
         if (!render["light_sampling"].is_boolean()) c.fail("/render/light_sampling", "expected true or false");
@@ -156,6 +223,7 @@ LoadedScene load_scene_json(const std::string& path) {
         auto key = std::make_pair(file, srgb);
         auto it = tex_cache.find(key);
         if (it != tex_cache.end()) return it->second;
+        c.regular_file(file, where);
         LoadedImage im;
         try {
             im = load_image(file, srgb);
@@ -178,6 +246,7 @@ LoadedScene load_scene_json(const std::string& path) {
         if (root.contains("background")) c.fail("/background", "give either a constant background or an environment map");
         if (!e.contains("file") || !e["file"].is_string()) c.fail("/environment/file", "missing or not a file name");
         std::string f = resolve(base_dir, e["file"].get<std::string>());
+        c.regular_file(f, "/environment/file");
         LoadedImage im;
         try {
             im = load_image(f, false);
@@ -190,10 +259,11 @@ LoadedScene load_scene_json(const std::string& path) {
         b.set_environment(std::move(im.texels), im.width, im.height, c.num(e, "rotation", "/environment", 0.0f));
     }
     std::map<std::string, MatHandle> mats;
+    std::set<std::string> used_mats;
     json jm = root.value("materials", json::object());
     if (!jm.is_object()) c.fail("/materials", "expected an object of named materials");
     for (auto it = jm.begin(); it != jm.end(); ++it) {
-        std::string p = "/materials/" + it.key();
+        std::string p = "/materials/" + pointer_escape(it.key());
         if (it.key() == kFromFile) c.fail(p, "the name 'from_file' is reserved (a mesh's MTL materials)");
         const json& m = it.value();
         if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) c.fail(p + "/type", "missing or not a string");
@@ -227,6 +297,7 @@ LoadedScene load_scene_json(const std::string& path) {
         } else if (t == "dielectric") {
             c.keys(m, p, {"type", "ior", "roughness"});
             float r = c.num(m, "roughness", p, 0.0f);
+            if (!(r >= 0.0f && r <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
             float ior = c.num(m, "ior", p, 1.5f);
             if (!(ior > 1.0f)) c.fail(p + "/ior", "must be > 1");
             mats[it.key()] = b.dielectric(ior, r * r);
@@ -268,8 +339,13 @@ LoadedScene load_scene_json(const std::string& path) {
             mat4 M = c.transform(o, p);
             float det = glm::determinant(mat3(M));
             if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
-            GltfImport gi = import_gltf(resolve(scene_dir, o["file"].get<std::string>()), M, b,
-                                        float(rp.width) / float(rp.height));
+            c.regular_file(resolve(scene_dir, o["file"].get<std::string>()), p + "/file");
+            GltfImport gi;
+            try {
+                gi = import_gltf(resolve(scene_dir, o["file"].get<std::string>()), M, b, float(rp.width) / float(rp.height));
+            } catch (const SceneError& e) {
+                c.fail(p + "/file", e.what());
+            }
             for (const std::string& w : gi.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
             continue;
         }
@@ -282,7 +358,14 @@ LoadedScene load_scene_json(const std::string& path) {
         bool from_file = mname == kFromFile;
         if (from_file && t != "mesh") c.fail(p + "/material", "'from_file' is only for meshes");
         auto mit = mats.find(mname);
-        if (!from_file && mit == mats.end()) c.fail(p + "/material", "no material named '" + mname + "'");
+        if (!from_file && mit == mats.end()) {
+            std::set<std::string> names;
+            for (const auto& kv : mats) names.insert(kv.first);
+            std::string hint = unknown_key(mname, names);  // "unknown key 'x' (did you mean 'y'?)"
+            size_t paren = hint.find(" (");
+            c.fail(p + "/material", "no material named '" + mname + "'" + (names.empty() ? std::string(" (none defined)") : hint.substr(paren)));
+        }
+        used_mats.insert(mname);
         vec3 Le = c.v3(o, "emission", p, vec3(0.0f));
         if (glm::min(Le.x, glm::min(Le.y, Le.z)) < 0.0f) c.fail(p + "/emission", "must not be negative");
         bool two = c.flag(o, "two_sided", p, false);
@@ -298,6 +381,8 @@ LoadedScene load_scene_json(const std::string& path) {
             if (!(glm::length(glm::cross(eu, ev)) > 0.0f)) c.fail(p + "/transform", "quad has zero area");
             b.quad(q, eu, ev, mit->second, Le, two);
         } else if (t == "cube") {  // [-1,1]^3 under the transform
+            float det = glm::determinant(mat3(M));
+            if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
             b.cube(M, mit->second, Le, two);
         } else if (t == "mesh") {  // OBJ triangles under the transform; each triangle a light if emissive
             if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
@@ -307,6 +392,7 @@ LoadedScene load_scene_json(const std::string& path) {
             bool smooth = c.flag(o, "smooth", p, false);
             float det = glm::determinant(mat3(M));
             if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
+            c.regular_file(file, p + "/file");
             ObjMesh mesh;
             try {
                 if (ends_with(file, ".ply"))
@@ -337,6 +423,12 @@ LoadedScene load_scene_json(const std::string& path) {
                 }
             }
             bool emissive = max_comp(Le) > 0.0f;
+            if (emissive) {
+                bool any_area = false;
+                for (size_t i = 0; i < mesh.triangles() && !any_area; ++i)
+                    any_area = glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i], mesh.pos[3 * i + 2] - mesh.pos[3 * i])) > 0.0f;
+                if (!any_area) c.fail(p + "/emission", "a zero-area light: no triangle of '" + file + "' has any area");
+            }
             for (size_t i = 0; i < mesh.triangles(); ++i) {
                 MatHandle m;
                 if (from_file) {
@@ -366,6 +458,9 @@ LoadedScene load_scene_json(const std::string& path) {
             c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh, gltf)");
         }
     }
+    for (const auto& kv : mats)
+        if (!used_mats.count(kv.first))
+            ls.warnings.push_back(path + ": /materials/" + pointer_escape(kv.first) + ": defined but not used by any object");
     ls.data = b.build();
     for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
     return ls;
