@@ -17,6 +17,16 @@ LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& r
 
 // A Tungsten .wo3 mesh (layout in ../shared/scenes/README.md) under transform M, as a triangle soup (the
 // per-triangle material index of the file is kept in ObjMesh::material). Throws MeshError.
+// The file's normals become shading normals (under the inverse transpose of M; a triangle with a zero normal at
+// a corner gets none), its uvs texture coordinates with v flipped to run downward. Where M mirrors, the corner
+// order is swapped so that the geometric normal keeps the file's side (as load_obj does).
 ObjMesh load_wo3(const std::string& path, const mat4& M = mat4(1.0f));
+
+// A Tungsten "transform" value as a matrix: either 16 numbers (row by row) or an object with "position",
+// "scale" (number or [x, y, z], each > 0), "rotation" (degrees; Tungsten's Mat4f::rotYXZ, i.e. Ry(-y) Rx(x) Rz(z)),
+// and optionally "look_at" / "up" / "x_axis" / "y_axis" / "z_axis" (an orthonormal basis built as Tungsten does).
+// M = translate(position) * rotation * basis * scale. Throws SceneError "file: ptr: problem".
+mat4 tungsten_transform(const nlohmann::json& t, const std::string& file = "<json>",
+                        const std::string& ptr = "/transform");
 
 }  // namespace wp
