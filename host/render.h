@@ -40,7 +40,19 @@ struct RenderOptions {
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the
     // image so far (Image::interrupted, Image::samples).
     const std::atomic<bool>* cancel = nullptr;
+    // GPU: plan with at most this much free device memory (0: what cudaMemGetInfo reports). For sharing a GPU,
+    // and for testing the out-of-memory message.
+    uint64_t device_memory_limit = 0;
 };
+
+// Device memory a render needs before its queues: the scene's arrays (BVH, primitives, materials, lights,
+// textures, environment) and the film. `what` gets the breakdown in words.
+uint64_t scene_device_bytes(const SceneData& scene, std::string* what = nullptr);
+uint64_t film_device_bytes(const RenderParams& rp);
+// "" when a render whose scene and film need `needed` bytes plus at least `queue_min` bytes of queues fits in
+// `free_bytes`; otherwise the message: how much it needs (with the breakdown) and how much there is.
+std::string device_memory_problem(uint64_t needed, uint64_t queue_min, uint64_t free_bytes, const std::string& what,
+                                  const std::string& device);
 
 struct KernelRow {
     std::string name;

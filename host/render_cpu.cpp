@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <new>
 #include <thread>
 #include "host/compact_host.h"
@@ -241,6 +242,40 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
 RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt) {
     unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
     return raycast_cpu_impl(scene.view(), rp, opt, threads);
+}
+
+namespace {
+template <class T>
+uint64_t vbytes(const std::vector<T>& v) {
+    return uint64_t(v.size()) * sizeof(T);
+}
+std::string mib(uint64_t b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / 1048576.0);
+    return buf;
+}
+}  // namespace
+
+uint64_t scene_device_bytes(const SceneData& sd, std::string* what) {
+    uint64_t bvh = vbytes(sd.nodes), prims = vbytes(sd.geom) + vbytes(sd.info) + vbytes(sd.attr);
+    uint64_t mats = vbytes(sd.lambert) + vbytes(sd.conductor) + vbytes(sd.dielectric) + vbytes(sd.principled);
+    uint64_t lights = vbytes(sd.lights) + vbytes(sd.light_cdf);
+    uint64_t tex = vbytes(sd.tex_texels) + vbytes(sd.textures);
+    uint64_t env = vbytes(sd.env_texels) + vbytes(sd.env_marginal) + vbytes(sd.env_conditional);
+    if (what)
+        *what = "BVH " + mib(bvh) + ", primitives " + mib(prims) + ", materials and lights " + mib(mats + lights) +
+                ", textures " + mib(tex) + ", environment " + mib(env);
+    return bvh + prims + mats + lights + tex + env;
+}
+
+uint64_t film_device_bytes(const RenderParams& rp) { return 3ull * sizeof(unsigned long long) * rp.num_pixels() + 64; }
+
+std::string device_memory_problem(uint64_t needed, uint64_t queue_min, uint64_t free_bytes, const std::string& what,
+                                  const std::string& device) {
+    if (needed + queue_min <= free_bytes) return "";
+    return "the scene does not fit in GPU memory: it needs " + mib(needed + queue_min) + " (" + what + "; " +
+           (queue_min ? "film and at least " + mib(queue_min) + " of path queues" : std::string("film")) + ") and " +
+           device + " has " + mib(free_bytes) + " free";
 }
 
 Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done) {

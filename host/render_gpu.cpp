@@ -122,6 +122,12 @@ struct Event {
     ~Event() { cudaEventDestroy(e); }
 };
 
+// Device bytes per wavefront path slot: two path queues, hits, shadow rays, flags, selection, sort keys.
+size_t wavefront_bytes_per_path(const RenderOptions& opt) {
+    return 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem + 1 /*alive*/ +
+           4 /*selected*/ + (opt.sort_materials ? 16 : 0) /*keys, order*/ + 8 /*CUB temp, roughly*/;
+}
+
 uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                              DeviceArena& A, Launcher& L, RenderStats& st) {
     unsigned long long* rays = A.alloc<unsigned long long>(2);
@@ -155,16 +161,14 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
 uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                             DeviceArena& A, Launcher& L, RenderStats& st) {
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
-    // Queue capacity: the request (default 4M paths), at most the samples to render, and within 60% of free memory.
-    const size_t per_path = 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
-                            1 /*alive*/ + 4 /*selected*/ + (opt.sort_materials ? 16 : 0) /*keys, order*/;
-    size_t free_b = 0, total_b = 0;
-    WP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    // Queue capacity: the request (default 4M paths), at most the samples to render, and within 60% of the free
+    // memory left after the scene and film (render_gpu checked that a minimal queue fits).
+    const size_t per_path = wavefront_bytes_per_path(opt);
     uint64_t cap = opt.capacity ? opt.capacity : (1u << 22);
     cap = std::min<uint64_t>(cap, std::max<uint64_t>(total, 1));
-    cap = std::min<uint64_t>(cap, uint64_t(0.6 * double(free_b)) / per_path);
+    cap = std::min<uint64_t>(cap, std::max<uint64_t>(uint64_t(0.6 * double(opt.device_memory_limit)) / per_path,
+                                                     std::min<uint64_t>(total, 1u << 16)));
     cap = std::min<uint64_t>(cap, 0x7fffffffu);
-    if (cap < 1) throw std::runtime_error("not enough free GPU memory for the wavefront queues");
     st.capacity = uint32_t(cap);
     st.sorted = opt.sort_materials;
 
@@ -254,6 +258,20 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
     st.mode = mode;
     st.samples = uint64_t(rp.num_pixels()) * rp.spp;
     NvtxRange render_range("render");
+    // Out of memory is found before anything is allocated: scene, film and (wavefront) a minimal queue against the
+    // free device memory (or the caller's limit); the wavefront queue then takes what is left, up to its size.
+    size_t free_b = 0, total_b = 0;
+    WP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    uint64_t avail = opt.device_memory_limit ? std::min<uint64_t>(opt.device_memory_limit, free_b) : free_b;
+    std::string what;
+    uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp);
+    uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(uint64_t(rp.num_pixels()) * rp.spp, 1u << 16)) *
+                                                       wavefront_bytes_per_path(opt)
+                                                 : 0;
+    if (std::string why = device_memory_problem(needed, queue_min, avail, what, st.device); !why.empty())
+        throw std::runtime_error(why);
+    RenderOptions o2 = opt;
+    o2.device_memory_limit = avail - needed;
     DeviceArena A;
     SceneView s = upload_scene(sd, A);
     FilmView film = make_film(rp.num_pixels(), A);
@@ -264,8 +282,8 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
         Event t0, t1;
         WP_CUDA(cudaDeviceSynchronize());
         WP_CUDA(cudaEventRecord(t0.e, stream.s));
-        uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, opt, A, L, st)
-                                                 : wavefront_schedule(s, rp, film, opt, A, L, st);
+        uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, o2, A, L, st)
+                                                 : wavefront_schedule(s, rp, film, o2, A, L, st);
         WP_CUDA(cudaEventRecord(t1.e, stream.s));
         WP_CUDA(cudaStreamSynchronize(stream.s));
         L.collect();

@@ -70,3 +70,32 @@ TEST(NonFinite, OverflowSceneIsCountedAndNeverReachesTheFilm) {
     }
     EXPECT_EQ(counted[0], counted[1]);
 }
+
+TEST(DeviceMemory, ProblemMessageGivesNeededAndFree) {
+    EXPECT_EQ(device_memory_problem(100, 50, 150, "x", "GPU"), "");
+    std::string m = device_memory_problem(3u << 20, 1u << 20, 2u << 20, "BVH 1.0 MiB", "NVIDIA H200");
+    EXPECT_EQ(m, "the scene does not fit in GPU memory: it needs 4.0 MiB (BVH 1.0 MiB; film and at least 1.0 MiB of "
+                 "path queues) and NVIDIA H200 has 2.0 MiB free");
+    LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
+    std::string what;
+    uint64_t b = scene_device_bytes(ls.data, &what);
+    EXPECT_GT(b, ls.data.info.size() * 16);
+    EXPECT_NE(what.find("BVH "), std::string::npos);
+    EXPECT_EQ(film_device_bytes(ls.params), 3ull * 8 * 512 * 512 + 64);
+}
+
+TEST(Determinism, CpuWavefrontRerunsBitIdentical) {
+    LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/glossy-glass.json");
+    RenderParams rp = ls.params;
+    rp.width = rp.height = 48;
+    rp.spp = 4;
+    RenderOptions a, b;
+    a.threads = 1;
+    b.threads = 2;
+    b.capacity = 1000;  // a different queue size: different slots, same image
+    Image x = render_cpu(ls.data, rp, Mode::Wavefront, a), y = render_cpu(ls.data, rp, Mode::Wavefront, b);
+    EXPECT_TRUE(x.rgb == y.rgb);
+    double sum = 0;
+    for (float v : x.rgb) sum += v;
+    EXPECT_GT(sum, 0.0);
+}

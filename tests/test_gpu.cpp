@@ -258,3 +258,71 @@ TEST(Gpu, FurnacesAndEnvironmentMisWavefront) {
     EXPECT_LT(g.z_max, 6.0);
     EXPECT_GT(bad.z2_mean, 3.0);
 }
+
+// Out of memory is caught before allocating: the message says how much the render needs and how much is free.
+TEST(Gpu, SceneThatDoesNotFitFailsWithNeededAndFreeMemory) {
+    REQUIRE_GPU();
+    LoadedScene ls = load_scene_json(source_dir() + "/scenes/cornell-box.json");
+    for (Mode m : {Mode::Wavefront, Mode::Megakernel}) {
+        RenderOptions o;
+        o.device_memory_limit = 1u << 20;  // 1 MiB: the 512x512 film alone needs 6 MiB
+        try {
+            render_gpu(ls.data, ls.params, m, o);
+            ADD_FAILURE() << "rendered within 1 MiB";
+        } catch (const std::runtime_error& e) {
+            std::string msg = e.what();
+            std::printf("%s: %s\n", mode_name(m), msg.c_str());
+            EXPECT_NE(msg.find("does not fit in GPU memory: it needs 6.0 MiB"), std::string::npos) << msg;
+            EXPECT_NE(msg.find("has 1.0 MiB free"), std::string::npos) << msg;
+        }
+    }
+    RenderOptions ok;
+    ok.device_memory_limit = 64u << 20;  // enough: the queue shrinks to fit
+    RenderParams rp = ls.params;
+    rp.spp = 2;
+    RenderStats st;
+    Image img = render_gpu(ls.data, rp, Mode::Wavefront, ok, &st);
+    EXPECT_LE(st.device_bytes, 64u << 20);
+    EXPECT_EQ(img.samples, uint64_t(rp.num_pixels()) * rp.spp);
+}
+
+// Same scene, seed, mode and backend: bit-identical images on rerun (fixed-point film, keyed random numbers).
+TEST(Gpu, RerunIsBitIdentical) {
+    REQUIRE_GPU();
+    LoadedScene ls = load_scene_json(source_dir() + "/scenes/glossy-glass.json");
+    RenderParams rp = ls.params;
+    rp.width = rp.height = 128;
+    rp.spp = 16;
+    for (Mode m : {Mode::Wavefront, Mode::Megakernel}) {
+        Image a = render_gpu(ls.data, rp, m), b = render_gpu(ls.data, rp, m);
+        EXPECT_TRUE(a.rgb == b.rgb) << mode_name(m);
+        double sum = 0;
+        for (float v : a.rgb) sum += v;
+        EXPECT_GT(sum, 0.0);
+    }
+}
+
+// The bench's GPU parts: kernel attributes and the ray-cast-only pass against the CPU's.
+TEST(Gpu, KernelAttributesAndRaycastPass) {
+    REQUIRE_GPU();
+    std::vector<KernelAttr> ks = gpu_kernel_attrs();
+    ASSERT_EQ(ks.size(), 7u);
+    for (const KernelAttr& k : ks) {
+        std::printf("%-16s regs %3d local %4zu B  blocks/SM %2d  occupancy %.0f%%\n", k.name.c_str(), k.registers,
+                    k.local_bytes, k.blocks_per_sm, 100 * k.occupancy);
+        EXPECT_GT(k.registers, 0) << k.name;
+        EXPECT_GT(k.occupancy, 0.0) << k.name;
+        EXPECT_LE(k.occupancy, 1.0) << k.name;
+    }
+    LoadedScene ls = load_scene_json(source_dir() + "/scenes/cornell-box.json");
+    RenderParams rp = ls.params;
+    rp.width = rp.height = 256;
+    rp.spp = 4;
+    RaycastStats g = raycast_gpu(ls.data, rp), c = raycast_cpu(ls.data, rp);
+    std::printf("raycast gpu: primary %.2f Grays/s, diffuse %.2f Grays/s\n", g.primary_grays_per_s(), g.diffuse_grays_per_s());
+    EXPECT_EQ(g.primary_rays, uint64_t(rp.num_pixels()) * rp.spp);
+    EXPECT_EQ(g.primary_rays, c.primary_rays);
+    EXPECT_NEAR(double(g.diffuse_rays), double(c.diffuse_rays), 1e-3 * double(c.diffuse_rays));
+    EXPECT_GT(g.primary_ms, 0.0);
+    EXPECT_GT(g.diffuse_ms, 0.0);
+}
