@@ -652,11 +652,7 @@ private:
             float a = q[3] / 255.0f;
             if (conv == kSrgb)
                 tex[i] = F4{srgb[q[0]], srgb[q[1]], srgb[q[2]], a};
-            else if (conv == kNormal)
-                // glTF's normal maps (as MikkTSpace) put +Y toward the image's top, i.e. toward decreasing v; the
-                // renderer's bitangent follows increasing v (resolve_material), so green is flipped here.
-                tex[i] = F4{q[0] / 255.0f, (255 - q[1]) / 255.0f, q[2] / 255.0f, a};
-            else
+            else  // linear data; normal maps as stored: the renderer's bitangent follows glTF's +Y (decreasing v)
                 tex[i] = F4{q[0] / 255.0f, q[1] / 255.0f, q[2] / 255.0f, a};
         }
         uint32_t id = b_.texture(std::move(tex), uint32_t(im.w), uint32_t(im.h));

@@ -79,8 +79,9 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
                 float tl = glm::dot(T, T);
                 if (tl > 0.0f) {
                     T *= 1.0f / sqrtf(tl);
+                    // tangent-space +Y points toward the image's top, i.e. decreasing v (glTF / MikkTSpace)
                     vec3 B = glm::cross(n, T);
-                    if (glm::dot(B, sp.dpdv) < 0.0f) B = -B;
+                    if (glm::dot(B, sp.dpdv) > 0.0f) B = -B;
                     vec3 nn = T * (t.x * p.normal_scale) + B * (t.y * p.normal_scale) + n * t.z;
                     float l2 = glm::dot(nn, nn);
                     if (l2 > 0.0f) {

@@ -1,34 +1,36 @@
 #!/usr/bin/env bash
-# One call on the device machine: GPU tests, the benchmark, per-kernel registers/stack, memcheck, and an
-# Nsight Compute pass (occupancy, SIMT efficiency) over both schedules. Full logs under $OUT.
-# Expects the binaries in .devcarry/ (built here with the README build; see README "Measured").
+# One call on the device machine: GPU tests, `wavepath bench` over the benchmark scene set in both schedules
+# (JSON + SVG), compute-sanitizer over every kernel, an Nsight Compute pass over both schedules and one
+# profiling/ncu_stage.sh example, and the showcase render. Everything under $OUT (one archive + images).
+# Expects the binaries, kernel_resources.txt and the shared libraries in .devcarry/ (README "Measured").
 set -u
 cd "$(dirname "$0")/.."
 export WP_SOURCE_DIR="$PWD"
-O=/tmp/wp-out  # everything here; $OUT gets one archive of the logs and the showcase image (few files come back)
+O=/tmp/wp-out
 mkdir -p "$O"
-trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; cp "$O"/*.png "$OUT"/ 2>/dev/null; fi' EXIT
+trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; cp "$O"/*.png "$O"/*.svg "$O"/*.json "$OUT"/ 2>/dev/null; fi' EXIT
 B=.devcarry
+export CUDA_MODULE_LOADING=EAGER
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used --format=csv,noheader
 echo "== GPU tests"
 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"
-grep -E "^\[  (PASSED|FAILED)|OK \]|FAILED \]|Failure|tile tests|identical|Msamples|channel" "$O/gpu_tests.log" | head -40
-echo "== benchmark"
-bash profiling/bench.sh $B/wavepath "$O/bench"
-echo "== registers / stack per kernel (cuobjdump)"
-cuobjdump --dump-resource-usage $B/wavepath 2>/dev/null | grep -A1 -E "Function _ZN2wp" |
-  sed -nE 's/.*Function _ZN2wp([0-9]+)([a-z_]+).*/\2/p; s/.*REG:([0-9]+) STACK:([0-9]+) SHARED:([0-9]+) LOCAL:([0-9]+).*/  REG \1 STACK \2 SHARED \3 LOCAL \4/p' | paste - - | tee "$O/resources.txt"
-echo "== memcheck (wavefront and megakernel, small render)"
-compute-sanitizer --tool memcheck $B/wavepath render scenes/glossy-glass.json --backend gpu --mode both \
-  --width 64 --height 64 --spp 4 -o /tmp/memcheck.exr > "$O/memcheck.log" 2>&1
-tail -2 "$O/memcheck.log"
-echo "== ncu (cornell 512x512 16 spp)"
-ncu --kernel-name regex:"^(megakernel|generate|extend|shade|shadow|compact)$" --launch-count 14 \
+grep -E "^\[  (PASSED|FAILED)|OK \]|FAILED \]|Failure|tests|identical|Grays|channel|fit in" "$O/gpu_tests.log" | head -40
+echo "== bench (benchmark scene set, both schedules)"
+$B/wavepath bench ${WP_BENCH_SCENES:-} --backend gpu --repeat 3 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
+echo "rc=$?"; grep -vE "^warning" "$O/bench.txt" | head -150
+echo "== bench, sorted shading"
+$B/wavepath bench scenes/cornell-box.json scenes/sponza.json scenes/dragon.json --modes wavefront --sort-materials \
+  --no-raycast --backend gpu --repeat 3 --json "$O/bench-sorted.json" 2>&1 | grep -E "^  wavefront  |^scenes"
+echo "== compute-sanitizer"
+bash profiling/sanitize_gpu.sh $B/wavepath "$O/sanitize"; echo "sanitize rc=$?"
+echo "== ncu (cornell 512x512 16 spp, both schedules)"
+ncu --kernel-name regex:"^(megakernel|generate|extend|shade|shadow|compact)$" --launch-count 16 \
   --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
   $B/wavepath render scenes/cornell-box.json --backend gpu --mode both --width 512 --height 512 --spp 16 -o /tmp/ncu.exr > "$O/ncu.log" 2>&1
-ncu --kernel-name regex:"^megakernel$" --launch-count 2 \
-  --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
-  $B/wavepath render scenes/cornell-box.json --backend gpu --mode megakernel --width 512 --height 512 --spp 16 -o /tmp/ncu.exr >> "$O/ncu.log" 2>&1
 python3 profiling/ncu_summary.py "$O/ncu.log"
-echo "== showcase render"
-$B/wavepath render scenes/materials.json --backend gpu --spp 1024 -o "$O/materials.png" 2>&1 | tail -1
+echo "== ncu_stage.sh example: extend on sponza"
+WP=$B/wavepath bash profiling/ncu_stage.sh scenes/sponza.json extend 2 "$O/ncu" -- --spp 4 2>&1 | tail -14
+echo "== showcase renders"
+$B/wavepath render scenes/dragon.json --backend gpu --spp 256 -o "$O/dragon.png" 2>&1 | grep -v "^warning" | tail -1
+[ -f scenes/helmet.json ] && $B/wavepath render scenes/helmet.json --backend gpu --spp 256 -o "$O/helmet.png" 2>&1 | grep -v "^warning" | tail -1
+$B/wavepath render scenes/water-caustic/scene.json --backend gpu --spp 1024 --width 640 --height 360 -o "$O/water.png" 2>&1 | grep -v "^warning" | tail -1

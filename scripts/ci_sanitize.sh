@@ -7,8 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${WP_ASAN_BUILD:-build-asan}
+mkdir -p "$B"
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DWAVEPATH_CUDA=OFF \
-      -DWAVEPATH_FUZZ=ON > "$B.configure.log" 2>&1 || { cat "$B.configure.log"; exit 1; }
+      -DWAVEPATH_FUZZ=ON > "$B/configure.log" 2>&1 || { cat "$B/configure.log"; exit 1; }
 cmake --build "$B" -j"$(nproc)" --target wp_tests wavepath wp_fuzz
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -359,6 +359,15 @@ TEST(Textures, NormalMapTiltsShadingNormal) {
     EXPECT_NEAR(sp.ns.x, expect.x, 1e-2f);
     EXPECT_NEAR(sp.ns.y, expect.y, 1e-2f);
     EXPECT_NEAR(sp.ns.z, expect.z, 1e-2f);
+    // green: tangent-space +Y is toward the image's top (decreasing v, glTF/MikkTSpace); here v grows along +y
+    sd.tex_texels[sd.textures[nt].offset] = F4{0.5f, 0.8f, 0.9f, 1};
+    s = sd.view();
+    sp = surface_point(s.prims, h, r);
+    resolve_material(s, MatHandle{load4(&s.prims.info[h.prim]).y}, sp, emitted);
+    expect = glm::normalize(vec3(0.0f, -0.6f, 0.8f));
+    EXPECT_NEAR(sp.ns.x, expect.x, 1e-2f);
+    EXPECT_NEAR(sp.ns.y, expect.y, 1e-2f);
+    EXPECT_NEAR(sp.ns.z, expect.z, 1e-2f);
 }
 
 // The scene format's new keys: environment map, textures, conductor presets, emissive cubes; and their errors.
