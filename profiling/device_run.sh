@@ -16,13 +16,13 @@ echo "== GPU tests"
 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"
 grep -E "^\[  (PASSED|FAILED)|OK \]|FAILED \]|Failure|tests|identical|Grays|channel|fit in" "$O/gpu_tests.log" | head -40
 echo "== bench (benchmark scene set, both schedules)"
-$B/wavepath bench ${WP_BENCH_SCENES:-} --backend gpu --repeat 3 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
+timeout 240 $B/wavepath bench ${WP_BENCH_SCENES:-} --backend gpu --repeat 3 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
 echo "rc=$?"; grep -vE "^warning" "$O/bench.txt" | head -150
 echo "== bench, sorted shading"
-$B/wavepath bench scenes/cornell-box.json scenes/sponza.json scenes/dragon.json --modes wavefront --sort-materials \
+timeout 60 $B/wavepath bench scenes/cornell-box.json scenes/sponza.json scenes/dragon.json --modes wavefront --sort-materials \
   --no-raycast --backend gpu --repeat 3 --json "$O/bench-sorted.json" 2>&1 | grep -E "^  wavefront  |^scenes"
 echo "== compute-sanitizer"
-bash profiling/sanitize_gpu.sh $B/wavepath "$O/sanitize"; echo "sanitize rc=$?"
+timeout 180 bash profiling/sanitize_gpu.sh $B/wavepath "$O/sanitize"; echo "sanitize rc=$?"
 echo "== ncu (cornell 512x512 16 spp, both schedules)"
 ncu --kernel-name regex:"^(megakernel|generate|extend|shade|shadow|compact)$" --launch-count 16 \
   --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
