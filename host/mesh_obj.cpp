@@ -50,6 +50,7 @@ ObjMesh load_obj(const std::string& path, const mat4& M, bool smooth) {
         om.name = m.name;
         om.kd = vec3(m.diffuse[0], m.diffuse[1], m.diffuse[2]);
         om.map_kd = m.diffuse_texname;
+        om.ke = vec3(m.emission[0], m.emission[1], m.emission[2]);
         mesh.materials.push_back(om);
     }
 

@@ -15,7 +15,8 @@ struct MeshError : std::runtime_error {
 struct ObjMaterial {
     std::string name;
     vec3 kd{0.8f};
-    std::string map_kd;  // diffuse texture named by the MTL (not used by the renderer yet)
+    std::string map_kd;  // diffuse texture named by the MTL (relative to the OBJ)
+    vec3 ke{0.0f};       // emitted radiance (MTL Ke)
 };
 
 // Triangle soup in world space: corner k of triangle i is element 3*i + k.

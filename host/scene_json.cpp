@@ -213,6 +213,8 @@ LoadedScene load_scene_json(const std::string& path) {
                              c.num(cam, "aperture_radius", "/camera", 0.0f),
                              c.num(cam, "focus_distance", "/camera", glm::length(tgt - pos))));
     b.set_background(c.v3(root, "background", "", vec3(0.0f)));
+    if (cam.contains("focus_distance") && !(c.num(cam, "aperture_radius", "/camera", 0.0f) > 0.0f))
+        ls.warnings.push_back(path + ": /camera/focus_distance: no effect without an aperture_radius > 0 (a pinhole)");
 
     size_t slash0 = path.find_last_of('/');
     const std::string base_dir = slash0 == std::string::npos ? std::string() : path.substr(0, slash0 + 1);
@@ -314,6 +316,8 @@ LoadedScene load_scene_json(const std::string& path) {
             d.mr_tex = opt_texture(m, "metallic_roughness_texture", p, false);
             d.normal_tex = opt_texture(m, "normal_texture", p, false);
             d.normal_scale = c.num(m, "normal_scale", p, 1.0f);
+            if (m.contains("normal_scale") && d.normal_tex == kNoTexture)
+                ls.warnings.push_back(path + ": " + p + "/normal_scale: no effect without a normal_texture");
             d.emissive = c.v3(m, "emissive", p, vec3(m.contains("emissive_texture") ? 1.0f : 0.0f));
             if (glm::min(d.emissive.x, glm::min(d.emissive.y, d.emissive.z)) < 0.0f) c.fail(p + "/emissive", "must not be negative");
             d.emissive_tex = opt_texture(m, "emissive_texture", p, true);
@@ -371,6 +375,8 @@ LoadedScene load_scene_json(const std::string& path) {
         bool two = c.flag(o, "two_sided", p, false);
         mat4 M = c.transform(o, p);
         if (t == "sphere") {
+            if (o.contains("transform"))
+                c.fail(p + "/transform", "spheres take center and radius, not a transform");
             float r = c.num(o, "radius", p, 1.0f);
             if (!(r > 0.0f)) c.fail(p + "/radius", "must be > 0");
             b.sphere(c.v3(o, "center", p, vec3(0.0f)), r, mit->second, Le, two);
@@ -441,7 +447,9 @@ LoadedScene load_scene_json(const std::string& path) {
                 }
                 vec3 a = mesh.pos[3 * i], bb = mesh.pos[3 * i + 1], cc = mesh.pos[3 * i + 2];
                 // a zero-area triangle emits nothing (and cannot be sampled): keep it as plain geometry
-                vec3 Li = emissive && glm::length(glm::cross(bb - a, cc - a)) > 0.0f ? Le : vec3(0.0f);
+                vec3 Lt = Le;  // the object's emission, or with from_file the MTL's Ke
+                if (from_file && !emissive) Lt = glm::max(mesh.materials[mesh.material[i]].ke, vec3(0.0f));
+                vec3 Li = max_comp(Lt) > 0.0f && glm::length(glm::cross(bb - a, cc - a)) > 0.0f ? Lt : vec3(0.0f);
                 if (mesh.has_normals[i] || mesh.has_uv[i]) {
                     TriAttr ta;
                     ta.has_normals = mesh.has_normals[i] != 0;

@@ -160,3 +160,21 @@ TEST(Mesh, EmissiveMeshFurnace) {
     }
     EXPECT_NEAR(mean / img.rgb.size(), 2.0, 0.01);
 }
+
+// MTL Ke: with "from_file", the faces of an emissive MTL material become area lights of that radiance.
+TEST(Mesh, MtlEmissionMakesLights) {
+    write_tmp("lamp.mtl", "newmtl red\nKd 0.8 0.1 0.1\nnewmtl lamp\nKd 0 0 0\nKe 4 3 2\n");
+    std::string obj = kCube;
+    obj.replace(obj.find("usemtl blue"), 11, "usemtl lamp");
+    obj = "mtllib lamp.mtl\n" + obj.substr(obj.find('\n') + 1);
+    write_tmp("lamp.obj", obj);
+    std::string p = write_tmp("lamp-scene.json", R"({"camera": {"position": [0.5,0.5,5], "target": [0.5,0.5,0]},
+      "objects": [{"type": "mesh", "file": "lamp.obj", "material": "from_file"}]})");
+    LoadedScene ls = load_scene_json(p);
+    ASSERT_EQ(ls.data.lights.size(), 8u);  // four quads of the lamp material, two triangles each
+    for (const Light& L : ls.data.lights) {
+        EXPECT_FLOAT_EQ(L.Le.x, 4.0f);
+        EXPECT_FLOAT_EQ(L.Le.y, 3.0f);
+        EXPECT_FLOAT_EQ(L.Le.z, 2.0f);
+    }
+}
