@@ -132,7 +132,7 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
             for (const char* f : {"launches", "ms", "percent_of_frame", "avg_ms"}) EXPECT_TRUE(k.contains(f)) << f;
             pct += k["percent_of_frame"].get<double>();
         }
-        EXPECT_LE(pct, 100.5);
+        EXPECT_LE(pct, 100.0 + 1e-6);  // the median run's kernels, nested in its frame
         if (m == 0) {
             EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "compact_select", "compact"}));
             EXPECT_GT(jm["peak_device_bytes"].get<uint64_t>(), 0u);
