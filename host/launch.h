@@ -64,6 +64,26 @@ public:
         }
         pending_.clear();
     }
+    // Folds the launches that have finished, in order, stopping at the first still running (no waiting).
+    void collect_ready() {
+        size_t n = 0;
+        for (; n < pending_.size(); ++n) {
+            cudaError_t e = cudaEventQuery(pending_[n].b);
+            if (e == cudaErrorNotReady) {
+                cudaGetLastError();  // not an error: clear it
+                break;
+            }
+            WP_CUDA(e);
+            float ms = 0;
+            WP_CUDA(cudaEventElapsedTime(&ms, pending_[n].a, pending_[n].b));
+            KernelStat& st = row(pending_[n].name);
+            st.launches++;
+            st.total_ms += ms;
+            free_.push_back(pending_[n].a);
+            free_.push_back(pending_[n].b);
+        }
+        pending_.erase(pending_.begin(), pending_.begin() + long(n));
+    }
     const std::vector<KernelStat>& table() const { return table_; }
 
 private:

@@ -35,6 +35,7 @@ struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
+    bool sync_iterations = false; // GPU wavefront: wait for each iteration's counts on the host (the old schedule)
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the

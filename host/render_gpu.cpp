@@ -158,6 +158,84 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
     return done;
 }
 
+// The wavefront iterations without host round trips: each iteration's counts live on the device (prepare), the
+// stage kernels are launched over host upper bounds (the capacity while camera paths are still generated, then
+// the last live count the host has heard of), and the host learns each iteration's record through mapped memory
+// two iterations late, blocking only to keep at most two iterations queued. Returns the samples taken.
+uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
+                              DeviceArena& A, Launcher& L, RenderStats& st, WavefrontQueues& q, PathSoA* paths,
+                              uint64_t cap, uint64_t total, void* temp, size_t sort_bytes, size_t select_bytes,
+                              uint32_t* keys_sorted, uint32_t* order, uint32_t* selected) {
+    constexpr uint64_t kRing = 8;
+    IterCounts* d_it = A.alloc<IterCounts>(1);
+    unsigned long long* d_next = A.alloc<unsigned long long>(1);
+    WP_CUDA(cudaMemsetAsync(d_it, 0, sizeof(IterCounts), L.stream()));
+    WP_CUDA(cudaMemsetAsync(d_next, 0, sizeof(unsigned long long), L.stream()));
+    WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
+    IterRecord* h_rec = nullptr;
+    IterRecord* d_rec = nullptr;
+    WP_CUDA(cudaHostAlloc(&h_rec, kRing * sizeof(IterRecord), cudaHostAllocMapped));
+    struct FreeHost {
+        IterRecord* p;
+        ~FreeHost() { cudaFreeHost(p); }
+    } free_rec{h_rec};
+    WP_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_rec), h_rec, 0));
+    Event ev[kRing];  // ev[k % kRing]: after prepare(k), which wrote record k - 1
+    q.iter = d_it;
+    const uint64_t kNone = ~uint64_t(0);
+    uint64_t cancel_from = kNone, consumed = 0, done = 0;
+    bool gen_over = false, stop = false;
+    uint32_t bound_known = uint32_t(cap);
+    auto consume = [&](uint64_t j) {
+        IterRecord r = h_rec[j % kRing];
+        if (r.extended > 0) {
+            st.iterations.push_back(IterationStat{r.generated, r.extended, r.shadow, r.live});
+            st.extension_rays += r.extended;
+            st.shadow_rays += r.shadow;
+        }
+        done = r.next;
+        if (r.next >= total || j >= cancel_from) {
+            gen_over = true;  // no iteration after j generates: its live count bounds every later queue
+            bound_known = r.live;
+            if (r.live == 0) stop = true;
+        }
+        if (opt.progress) opt.progress(r.next - r.live, total);
+    };
+    int cur = 0;
+    uint64_t k = 0;
+    for (; !stop; ++k) {
+        if (opt.cancel && *opt.cancel && cancel_from == kNone) cancel_from = k;  // stop taking samples
+        NvtxRange bounce_range("bounce");
+        q.paths = paths[cur];
+        launch_prepare(L, q, d_it, k ? d_rec + (k - 1) % kRing : nullptr, d_next, uint32_t(cap),
+                       k >= cancel_from ? 0 : total);
+        WP_CUDA(cudaEventRecord(ev[k % kRing].e, L.stream()));
+        uint32_t bound = gen_over ? bound_known : uint32_t(cap);
+        if (!gen_over) launch_generate(L, s, rp, q, 0, 0, uint32_t(cap));
+        launch_extend(L, s, q, bound);
+        q.order = nullptr;
+        if (opt.sort_materials) {
+            launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, bound);
+            q.order = order;
+        }
+        launch_shade(L, s, rp, film, q, bound);
+        launch_shadow(L, s, film, q, bound);
+        launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], bound);
+        cur = 1 - cur;
+        if (k >= 1) {  // prepare(k - 1) done: records up to k - 2 are in
+            WP_CUDA(cudaEventSynchronize(ev[(k - 1) % kRing].e));
+            while (!stop && consumed + 2 <= k) consume(consumed++);
+            L.collect_ready();
+        }
+    }
+    // the records not yet read: one more prepare writes record k - 1
+    launch_prepare(L, q, d_it, d_rec + (k - 1) % kRing, d_next, 0, 0);
+    WP_CUDA(cudaStreamSynchronize(L.stream()));
+    while (!stop && consumed < k) consume(consumed++);
+    q.iter = nullptr;
+    return done;
+}
+
 uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                             DeviceArena& A, Launcher& L, RenderStats& st) {
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
@@ -204,41 +282,46 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     } free_host{h_counters};
 
     int cur = 0;
-    uint32_t live = 0;
     uint64_t next = 0;
-    while (live > 0 || next < total) {
-        q.paths = paths[cur];
-        IterationStat it;
-        if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
-        it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
-        if (live + it.generated == 0) break;
-        NvtxRange bounce_range("bounce");
-        launch_generate(L, s, rp, q, live, next, it.generated);
-        next += it.generated;
-        uint32_t n = live + it.generated;
-        it.extended = n;
-        WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
-        launch_extend(L, s, q, n);
-        q.order = nullptr;
-        if (opt.sort_materials) {
-            launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, n);
-            q.order = order;
+    if (opt.sync_iterations) {  // one host round trip per iteration (the schedule before the pipelined one)
+        uint32_t live = 0;
+        while (live > 0 || next < total) {
+            q.paths = paths[cur];
+            IterationStat it;
+            if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
+            it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
+            if (live + it.generated == 0) break;
+            NvtxRange bounce_range("bounce");
+            launch_generate(L, s, rp, q, live, next, it.generated);
+            next += it.generated;
+            uint32_t n = live + it.generated;
+            it.extended = n;
+            WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
+            launch_extend(L, s, q, n);
+            q.order = nullptr;
+            if (opt.sort_materials) {
+                launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, n);
+                q.order = order;
+            }
+            launch_shade(L, s, rp, film, q, n);
+            launch_shadow(L, s, film, q, n);
+            launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
+            cur = 1 - cur;
+            WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                    L.stream()));
+            WP_CUDA(cudaStreamSynchronize(L.stream()));
+            L.collect();
+            live = h_counters[kLiveCount];
+            it.shadow = h_counters[kShadowCount];
+            it.live = live;
+            st.iterations.push_back(it);
+            st.extension_rays += n;
+            st.shadow_rays += it.shadow;
+            if (opt.progress) opt.progress(next - live, total);
         }
-        launch_shade(L, s, rp, film, q, n);
-        launch_shadow(L, s, film, q, n);
-        launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
-        cur = 1 - cur;
-        WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                L.stream()));
-        WP_CUDA(cudaStreamSynchronize(L.stream()));
-        L.collect();
-        live = h_counters[kLiveCount];
-        it.shadow = h_counters[kShadowCount];
-        it.live = live;
-        st.iterations.push_back(it);
-        st.extension_rays += n;
-        st.shadow_rays += it.shadow;
-        if (opt.progress) opt.progress(next - live, total);
+    } else {
+        next = pipelined_iterations(s, rp, film, opt, A, L, st, q, paths, cap, total, temp, sort_bytes, select_bytes,
+                                    keys_sorted, order, selected);
     }
     st.paths_at_depth.resize(kStatDepths);
     st.shadow_at_depth.resize(kStatDepths);

@@ -5,7 +5,13 @@ namespace wp {
 
 __global__ void extend(SceneView s, WavefrontQueues q, uint32_t n) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) stage::extend(s, q, i);
+    uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
+    if (i < m) {
+        stage::extend(s, q, i);
+    } else if (i < n && q.material_key) {  // dead slot within the sorted bound: sorts last
+        q.material_key[i] = kDeadKey;
+        q.order_iota[i] = i;
+    }
 }
 
 void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n, const char* name) {

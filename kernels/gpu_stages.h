@@ -17,6 +17,11 @@ void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, 
 // generate: camera paths of samples [first_index, first_index + n) into slots [first_slot, first_slot + n).
 void launch_generate(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
                      uint32_t first_slot, uint64_t first_index, uint32_t n);
+// prepare: one thread; writes the previous iteration's record (rec, mapped host memory; may be null) and this
+// iteration's counts (it) from the previous compaction; cap 0 writes the record only.
+void launch_prepare(Launcher& L, const WavefrontQueues& q, IterCounts* it, IterRecord* rec, unsigned long long* next,
+                    uint32_t cap, uint64_t total);
+// With q.iter set, generate/extend/shade/compaction take their counts from the device and n is an upper bound.
 // extend: closest hits of paths [0, n) (timed under `name`: the ray-cast benchmark names its two passes).
 void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n, const char* name = "extend");
 // diffuse_bounce: paths [0, n) with their hits become diffuse bounce rays (ray-cast benchmark).

@@ -7,7 +7,11 @@ namespace wp {
 
 __global__ void shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) stage::shade(s, rp, film, q, i);
+    uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
+    if (i < m)
+        stage::shade(s, rp, film, q, i);
+    else if (i < n)  // dead slot within the bound: not selected by the compaction over the bound
+        q.alive[q.order ? q.order[i] : i] = 0;
 }
 
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,

@@ -73,8 +73,23 @@ WP_HD void histogram_add(unsigned long long* hist, uint32_t bin) {
 }
 
 constexpr uint32_t kStatDepths = 64;  // depth histogram bins; the last one collects deeper paths
-// Shading order key: 0 = miss, 1 + material type otherwise (3 bits).
-constexpr int kMaterialKeyBits = 3;
+// Shading order key: 0 = miss, 1 + material type otherwise; kDeadKey for slots past the queue's length (the GPU
+// sorts an upper bound of the length: dead slots sort last).
+constexpr int kMaterialKeyBits = 4;
+constexpr uint32_t kDeadKey = (1u << kMaterialKeyBits) - 1;
+
+// The GPU schedule keeps each iteration's counts on the device, so the host never waits for them: `prepare`
+// (one thread) computes them from the previous compaction's count, and the stage kernels, launched over host
+// upper bounds, read them. IterRecord is what the host learns of an iteration, later, through mapped memory.
+struct IterCounts {
+    unsigned long long gen_first;  // global sample index of the first new camera path
+    uint32_t gen_base, gen_count;  // new paths go to slots [gen_base, gen_base + gen_count)
+    uint32_t n, pad;               // paths in flight this iteration
+};
+struct IterRecord {
+    unsigned long long next;  // samples taken so far
+    uint32_t generated, extended, shadow, live;
+};
 
 // Counters in one small device array, read back together after each iteration.
 enum QueueCounter : uint32_t { kShadowCount = 0, kLiveCount = 1, kNumCounters = 2 };
@@ -89,6 +104,7 @@ struct WavefrontQueues {
     uint32_t* material_key = nullptr;  // optional: written by extend when shading is sorted
     uint32_t* order_iota = nullptr;    // optional: order_iota[i] = i, sorted by key into order
     const uint32_t* order = nullptr;   // optional: shade item i shades path order[i]
+    const IterCounts* iter = nullptr;  // GPU: this iteration's counts on the device (kernels launched over bounds)
     unsigned long long* paths_at_depth = nullptr;   // optional statistics (kStatDepths bins each)
     unsigned long long* shadow_at_depth = nullptr;
 };
