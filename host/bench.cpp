@@ -225,6 +225,7 @@ json run_bench(const BenchOptions& o) {
             jm["queue_capacity"] = last.capacity;
             jm["sorted_shading"] = last.sorted;
             jm["sync_iterations"] = o.render.sync_iterations;
+            jm["push_compaction"] = o.render.push_compaction;
             json kernels = json::array();
             for (const KernelRow& kr : last.kernels) {
                 const std::string& k = kr.name;

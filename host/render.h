@@ -36,6 +36,9 @@ struct RenderOptions {
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
     bool sync_iterations = false; // GPU wavefront: wait for each iteration's counts on the host (the old schedule)
+    // wavefront: shade appends live paths to the next queue (warp-aggregated atomics) instead of the CUB select
+    // and gather (GPU: pipelined schedule only)
+    bool push_compaction = false;
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the

@@ -172,17 +172,22 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
             q.order = order.data();
         }
         counters[kShadowCount] = 0;
+        q.push = opt.push_compaction;
+        q.next = paths[1 - cur];
+        if (q.push) counters[kLiveCount] = 0;
         timer.run("shade", [&] { parallel_for(n, threads, [&](uint64_t i) { stage::shade(s, rp, fv, q, uint32_t(i)); }); });
         it.shadow = counters[kShadowCount];
         timer.run("shadow", [&] { parallel_for(it.shadow, threads, [&](uint64_t i) { stage::shadow(s, fv, q, uint32_t(i)); }, 64); });
-        timer.run("compact_select", [&] {
-            live = select_flagged(alive.data(), n, selected.data());
-        });
-        const PathSoA& in = paths[cur];
-        const PathSoA& out = paths[1 - cur];
-        timer.run("compact", [&] {
-            parallel_for(live, threads, [&](uint64_t i) { stage::compact(out, in, selected.data(), uint32_t(i)); }, 1024);
-        });
+        if (q.push) {
+            live = counters[kLiveCount];
+        } else {
+            timer.run("compact_select", [&] { live = select_flagged(alive.data(), n, selected.data()); });
+            const PathSoA& in = paths[cur];
+            const PathSoA& out = paths[1 - cur];
+            timer.run("compact", [&] {
+                parallel_for(live, threads, [&](uint64_t i) { stage::compact(out, in, selected.data(), uint32_t(i)); }, 1024);
+            });
+        }
         cur = 1 - cur;
         it.live = live;
         st.iterations.push_back(it);

@@ -218,9 +218,11 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
             launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, bound);
             q.order = order;
         }
+        q.push = opt.push_compaction;
+        q.next = paths[1 - cur];
         launch_shade(L, s, rp, film, q, bound);
         launch_shadow(L, s, film, q, bound);
-        launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], bound);
+        if (!q.push) launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], bound);
         cur = 1 - cur;
         if (k >= 1) {  // prepare(k - 1) done: records up to k - 2 are in
             WP_CUDA(cudaEventSynchronize(ev[(k - 1) % kRing].e));
@@ -233,6 +235,7 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
     WP_CUDA(cudaStreamSynchronize(L.stream()));
     while (!stop && consumed < k) consume(consumed++);
     q.iter = nullptr;
+    q.push = false;
     return done;
 }
 

@@ -3,7 +3,7 @@
 
 namespace wp {
 
-__global__ void extend(SceneView s, WavefrontQueues q, uint32_t n) {
+__global__ void WP_TRAVERSAL_BOUNDS extend(SceneView s, WavefrontQueues q, uint32_t n) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
     if (i < m) {

@@ -30,6 +30,7 @@ __global__ void prepare(WavefrontQueues q, IterCounts* it, IterRecord* rec, unsi
     it->n = live + gen;
     *next = nx + gen;
     q.counters[kShadowCount] = 0;
+    if (q.push) q.counters[kLiveCount] = 0;  // shade pushes this iteration's survivors
 }
 
 void launch_prepare(Launcher& L, const WavefrontQueues& q, IterCounts* it, IterRecord* rec, unsigned long long* next,

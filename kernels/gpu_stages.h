@@ -9,6 +9,13 @@
 namespace wp {
 
 constexpr unsigned kStageBlock = 128;
+// Register budget of the traversal kernels (extend, shadow): -DWAVEPATH_TRAVERSAL_MIN_BLOCKS=N asks ptxas for
+// N resident blocks of kStageBlock threads per SM (__launch_bounds__); unset, ptxas chooses (profiling/LOG.md).
+#if defined(WP_TRAVERSAL_MIN_BLOCKS) && WP_TRAVERSAL_MIN_BLOCKS > 0
+#define WP_TRAVERSAL_BOUNDS __launch_bounds__(kStageBlock, WP_TRAVERSAL_MIN_BLOCKS)
+#else
+#define WP_TRAVERSAL_BOUNDS
+#endif
 inline unsigned blocks_for(uint64_t n, unsigned block = kStageBlock) { return unsigned((n + block - 1) / block); }
 
 // megakernel: whole paths of global samples [begin, end); adds (extension, shadow) ray counts to rays[0..1].

@@ -10,7 +10,7 @@ __global__ void shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueu
     uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
     if (i < m)
         stage::shade(s, rp, film, q, i);
-    else if (i < n)  // dead slot within the bound: not selected by the compaction over the bound
+    else if (i < n && !q.push)  // dead slot within the bound: not selected by the compaction over the bound
         q.alive[q.order ? q.order[i] : i] = 0;
 }
 

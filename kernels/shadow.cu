@@ -4,7 +4,7 @@
 namespace wp {
 
 // Launched over an upper bound of the queue's length; the length itself is on the device.
-__global__ void shadow(SceneView s, FilmView film, WavefrontQueues q, uint32_t n_max) {
+__global__ void WP_TRAVERSAL_BOUNDS shadow(SceneView s, FilmView film, WavefrontQueues q, uint32_t n_max) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n_max && i < q.counters[kShadowCount]) stage::shadow(s, film, q, i);
 }

@@ -100,6 +100,8 @@ struct WavefrontQueues {
     HitSoA hits;               // closest hit of paths[i]
     ShadowSoA shadow;          // shadow rays pushed by shade
     uint8_t* alive = nullptr;  // set by shade: paths[i] goes on
+    bool push = false;         // compaction by push: shade appends live paths to `next` (count kLiveCount)
+    PathSoA next;
     uint32_t* counters = nullptr;
     uint32_t* material_key = nullptr;  // optional: written by extend when shading is sorted
     uint32_t* order_iota = nullptr;    // optional: order_iota[i] = i, sorted by key into order
@@ -141,8 +143,12 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
     ShadowRay sh;
     bool has_shadow = false;
     bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
-    q.alive[j] = alive ? 1 : 0;
-    if (alive) q.paths.store(j, pack(p));
+    if (q.push) {  // compaction by push: the live path goes straight to the next queue
+        if (alive) q.next.store(queue_push(&q.counters[kLiveCount]), pack(p));
+    } else {
+        q.alive[j] = alive ? 1 : 0;
+        if (alive) q.paths.store(j, pack(p));
+    }
     if (has_shadow) {
         q.shadow.store(queue_push(&q.counters[kShadowCount]), pack(sh));
         if (q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth < kStatDepths ? depth : kStatDepths - 1);

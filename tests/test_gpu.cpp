@@ -356,6 +356,16 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         std::printf("sorted %d: pipelined %.2f ms, synchronised %.2f ms, %zu iterations\n", int(sorted), sa.render_ms,
                     sb.render_ms, sa.iterations.size());
     }
+    {  // compaction by push
+        RenderOptions a, b;
+        a.capacity = b.capacity = 50000;
+        b.push_compaction = true;
+        RenderStats sa, sb;
+        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
+        EXPECT_TRUE(x.rgb == y.rgb) << "push compaction";
+        EXPECT_EQ(sa.extension_rays, sb.extension_rays);
+        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
+    }
     std::atomic<bool> cancel{false};
     RenderOptions c;
     c.capacity = 50000;

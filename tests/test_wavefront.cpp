@@ -235,3 +235,22 @@ TEST(Wavefront, CancelKeepsTheSamplesSoFar) {
     EXPECT_FALSE(full.interrupted);
     EXPECT_EQ(full.samples, 1600u * 50u);
 }
+
+// Compaction by push (shade appends survivors to the next queue, in a nondeterministic order across threads)
+// gives the select-and-gather wavefront's image bit for bit, with the same rays.
+TEST(Wavefront, PushCompactionMatchesSelectAndGather) {
+    LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/glossy-glass.json");
+    RenderParams rp = ls.params;
+    rp.width = rp.height = 48;
+    rp.spp = 4;
+    RenderOptions a, b;
+    a.threads = b.threads = 2;
+    a.capacity = b.capacity = 1000;
+    b.push_compaction = true;
+    RenderStats sa, sb;
+    Image x = render_cpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_cpu(ls.data, rp, Mode::Wavefront, b, &sb);
+    EXPECT_TRUE(x.rgb == y.rgb);
+    EXPECT_EQ(sa.extension_rays, sb.extension_rays);
+    EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
+    for (const KernelRow& k : sb.kernels) EXPECT_TRUE(k.name != "compact" && k.name != "compact_select") << k.name;
+}
