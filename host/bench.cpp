@@ -224,7 +224,7 @@ json run_bench(const BenchOptions& o) {
             jm["peak_device_bytes"] = last.device_bytes;
             jm["queue_capacity"] = last.capacity;
             jm["sorted_shading"] = last.sorted;
-            jm["sync_iterations"] = o.render.sync_iterations;
+            jm["pipelined"] = o.render.pipelined || o.render.push_compaction;
             jm["push_compaction"] = o.render.push_compaction;
             json kernels = json::array();
             for (const KernelRow& kr : last.kernels) {

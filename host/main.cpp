@@ -123,9 +123,9 @@ int main(int argc, char** argv) {
     render->add_option("--capacity", capacity, "wavefront paths in flight (default: GPU 4M within free memory, CPU 64K)")
         ->check(CLI::PositiveNumber);
     render->add_flag("--sort-materials", sort, "wavefront: shade in material order (CUB radix sort)");
-    bool sync_it = false, push = false;
+    bool pipelined = false, push = false;
     render->add_flag("--push-compaction", push, "wavefront: shade appends live paths to the next queue (no CUB select)");
-    render->add_flag("--sync-iterations", sync_it, "GPU wavefront: a host round trip per iteration (the old schedule)");
+    render->add_flag("--pipelined", pipelined, "GPU wavefront: counts on the device, no host round trip per iteration");
     render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
     render->add_option("--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
     auto* bench = app.add_subcommand("bench", "time scenes in both schedules: per-kernel table, JSON, SVG plot");
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     bench->add_option("--resources", bo.resources_path, "ptxas report (default: kernel_resources.txt beside the binary)");
     bench->add_option("--capacity", bo.render.capacity, "wavefront paths in flight")->check(CLI::PositiveNumber);
     bench->add_flag("--sort-materials", bo.render.sort_materials, "wavefront: shade in material order");
-    bench->add_flag("--sync-iterations", bo.render.sync_iterations, "GPU wavefront: a host round trip per iteration");
+    bench->add_flag("--pipelined", bo.render.pipelined, "GPU wavefront: no host round trip per iteration");
     bench->add_flag("--push-compaction", bo.render.push_compaction, "wavefront: compaction by push in shade");
     bench->add_option("--threads", bo.render.threads, "CPU threads")->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
             opt.threads = threads;
             opt.capacity = capacity;
             opt.sort_materials = sort;
-            opt.sync_iterations = sync_it;
+            opt.pipelined = pipelined;
             opt.push_compaction = push;
             opt.cancel = &g_cancel;
             std::vector<Image> images;

@@ -35,7 +35,9 @@ struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
-    bool sync_iterations = false; // GPU wavefront: wait for each iteration's counts on the host (the old schedule)
+    // GPU wavefront: keep the iteration counts on the device and launch over bounds, no host round trip per
+    // iteration (profiling/LOG.md entry 2: no faster by itself); implied by push_compaction
+    bool pipelined = false;
     // wavefront: shade appends live paths to the next queue (warp-aggregated atomics) instead of the CUB select
     // and gather (GPU: pipelined schedule only)
     bool push_compaction = false;

@@ -286,7 +286,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
 
     int cur = 0;
     uint64_t next = 0;
-    if (opt.sync_iterations) {  // one host round trip per iteration (the schedule before the pipelined one)
+    if (!opt.pipelined && !opt.push_compaction) {  // the default: one host round trip per iteration
         uint32_t live = 0;
         while (live > 0 || next < total) {
             q.paths = paths[cur];

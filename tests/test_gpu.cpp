@@ -345,7 +345,7 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         RenderOptions a, b;
         a.capacity = b.capacity = 50000;
         a.sort_materials = b.sort_materials = sorted;
-        b.sync_iterations = true;
+        a.pipelined = true;
         RenderStats sa, sb;
         Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
         EXPECT_TRUE(x.rgb == y.rgb) << "sorted " << sorted;
@@ -366,17 +366,20 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         EXPECT_EQ(sa.extension_rays, sb.extension_rays);
         EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
     }
-    std::atomic<bool> cancel{false};
-    RenderOptions c;
-    c.capacity = 50000;
-    c.cancel = &cancel;
-    uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
-    c.progress = [&](uint64_t d, uint64_t) {
-        if (d > all / 4) cancel = true;
-    };
-    Image img = render_gpu(ls.data, rp, Mode::Wavefront, c);
-    EXPECT_TRUE(img.interrupted);
-    EXPECT_GT(img.samples, all / 4);
-    EXPECT_LT(img.samples, all);
-    for (float v : img.rgb) ASSERT_TRUE(std::isfinite(v));
+    for (bool pipelined : {false, true}) {  // cancel a quarter of the way: the image so far, fewer samples
+        std::atomic<bool> cancel{false};
+        RenderOptions c;
+        c.capacity = 50000;
+        c.pipelined = pipelined;
+        c.cancel = &cancel;
+        uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
+        c.progress = [&](uint64_t d, uint64_t) {
+            if (d > all / 4) cancel = true;
+        };
+        Image img = render_gpu(ls.data, rp, Mode::Wavefront, c);
+        EXPECT_TRUE(img.interrupted) << pipelined;
+        EXPECT_GT(img.samples, all / 4);
+        EXPECT_LT(img.samples, all);
+        for (float v : img.rgb) ASSERT_TRUE(std::isfinite(v));
+    }
 }
