@@ -22,7 +22,8 @@ struct KernelStat {
 
 class Launcher {
 public:
-    explicit Launcher(cudaStream_t s) : stream_(s) {}
+    // timed = false: NVTX ranges and launch checks only, no events (measures what the timing itself costs)
+    explicit Launcher(cudaStream_t s, bool timed = true) : stream_(s), timed_(timed) {}
     Launcher(const Launcher&) = delete;
     Launcher& operator=(const Launcher&) = delete;
     ~Launcher() {
@@ -102,13 +103,15 @@ private:
         return e;
     }
     void begin(const char* name) {
-        open_ = Pending{name, event(), event()};
         nvtxRangePushA(name);
+        if (!timed_) return;
+        open_ = Pending{name, event(), event()};
         WP_CUDA(cudaEventRecord(open_.a, stream_));
     }
     void end() {
-        WP_CUDA(cudaEventRecord(open_.b, stream_));
         nvtxRangePop();
+        if (!timed_) return;
+        WP_CUDA(cudaEventRecord(open_.b, stream_));
         pending_.push_back(open_);
     }
     template <class Tuple, size_t... I>
@@ -124,6 +127,7 @@ private:
         return table_.back();
     }
     cudaStream_t stream_;
+    bool timed_ = true;
     Pending open_{};
     std::vector<Pending> pending_;
     std::vector<cudaEvent_t> free_;

@@ -152,11 +152,14 @@ int main(int argc, char** argv) {
     bench->add_flag("--sort-materials", bo.render.sort_materials, "wavefront: shade in material order");
     bench->add_flag("--pipelined", bo.render.pipelined, "GPU wavefront: no host round trip per iteration");
     bench->add_flag("--push-compaction", bo.render.push_compaction, "wavefront: compaction by push in shade");
+    bool no_kt = false;
+    bench->add_flag("--no-kernel-timing", no_kt, "GPU: no per-kernel events (frame time only)");
     bench->add_option("--threads", bo.render.threads, "CPU threads")->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
     if (bench->parsed()) {
         for (int i = 0; i < argc; ++i) bo.command += (i ? " " : "") + std::string(argv[i]);
         bo.raycast = !no_raycast;
+        bo.render.kernel_timing = !no_kt;
         bo.modes.clear();
         std::stringstream ms(bench_modes);
         for (std::string m; std::getline(ms, m, ',');) {

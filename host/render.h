@@ -41,6 +41,8 @@ struct RenderOptions {
     // wavefront: shade appends live paths to the next queue (warp-aggregated atomics) instead of the CUB select
     // and gather (GPU: pipelined schedule only)
     bool push_compaction = false;
+    // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
+    bool kernel_timing = true;
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the

@@ -364,7 +364,7 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
     Stream stream;
     Image img;
     {
-        Launcher L(stream.s);
+        Launcher L(stream.s, opt.kernel_timing);
         Event t0, t1;
         WP_CUDA(cudaDeviceSynchronize());
         WP_CUDA(cudaEventRecord(t0.e, stream.s));

@@ -17,6 +17,7 @@ run() {  # label binary args...
 }
 run default        $B/wavepath
 run pipelined      $B/wavepath --modes wavefront --pipelined --no-raycast
+run untimed        $B/wavepath --modes wavefront,megakernel --no-kernel-timing --no-raycast
 run push           $B/wavepath --modes wavefront --push-compaction --no-raycast
 run sorted         $B/wavepath --modes wavefront --sort-materials --no-raycast
 run sorted-push    $B/wavepath --modes wavefront --sort-materials --push-compaction --no-raycast
@@ -26,7 +27,7 @@ python3 - "$O" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 rows = []
-for label in ["default", "pipelined", "push", "sorted", "sorted-push", "lb", "fm"]:
+for label in ["default", "pipelined", "untimed", "push", "sorted", "sorted-push", "lb", "fm"]:
     p = os.path.join(d, label + ".json")
     if not os.path.exists(p): continue
     j = json.load(open(p))
