@@ -21,12 +21,20 @@ echo "rc=$?"; grep -vE "^warning" "$O/bench.txt" | head -150
 echo "== bench, sorted shading"
 timeout 60 $B/wavepath bench scenes/cornell-box.json scenes/sponza.json scenes/dragon.json --modes wavefront --sort-materials \
   --no-raycast --backend gpu --repeat 3 --json "$O/bench-sorted.json" 2>&1 | grep -E "^  wavefront  |^scenes"
+echo "== bench, compaction by push (and with sorting)"
+timeout 60 $B/wavepath bench --modes wavefront --push-compaction --no-raycast --backend gpu --repeat 3 \
+  --json "$O/bench-push.json" 2>&1 | grep -E "^  wavefront  |^scenes"
+timeout 60 $B/wavepath bench --modes wavefront --push-compaction --sort-materials --no-raycast --backend gpu \
+  --repeat 3 --json "$O/bench-push-sorted.json" 2>&1 | grep -E "^  wavefront  |^scenes"
 echo "== compute-sanitizer"
 timeout 180 bash profiling/sanitize_gpu.sh $B/wavepath "$O/sanitize"; echo "sanitize rc=$?"
 echo "== ncu (cornell 512x512 16 spp, both schedules)"
 ncu --kernel-name regex:"^(megakernel|generate|extend|shade|shadow|compact)$" --launch-count 16 \
   --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
   $B/wavepath render scenes/cornell-box.json --backend gpu --mode both --width 512 --height 512 --spp 16 -o /tmp/ncu.exr > "$O/ncu.log" 2>&1
+ncu --kernel-name regex:"^megakernel$" --launch-count 2 \
+  --metrics launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,gpu__time_duration.sum \
+  $B/wavepath render scenes/cornell-box.json --backend gpu --mode megakernel --width 512 --height 512 --spp 16 -o /tmp/ncu.exr >> "$O/ncu.log" 2>&1
 python3 profiling/ncu_summary.py "$O/ncu.log"
 echo "== ncu_stage.sh example: extend on sponza"
 WP=$B/wavepath bash profiling/ncu_stage.sh scenes/sponza.json extend 2 "$O/ncu" -- --spp 4 2>&1 | tail -14
