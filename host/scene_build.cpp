@@ -1,4 +1,6 @@
 #include "host/scene_build.h"
+#include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <stdexcept>
 
@@ -142,7 +144,11 @@ SceneData SceneBuilder::build() {
             if (p.type == ShapeType::Quad) b.grow(p.a + p.b + p.c);
         }
     }
-    BVHBuild bvh = build_bvh(boxes);
+    // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF.
+    BVHBuildOptions bo;
+    if (const char* e = std::getenv("WP_BVH_BINS")) bo.bins = std::max(2, std::min(256, std::atoi(e)));
+    if (const char* e = std::getenv("WP_BVH_MAX_LEAF")) bo.max_leaf = uint32_t(std::max(1, std::min(16, std::atoi(e))));
+    BVHBuild bvh = build_bvh(boxes, bo);
     if (bvh.depth >= kBVHStackSize) throw std::runtime_error("BVH deeper than the traversal stack");
     d.nodes = std::move(bvh.nodes);
     d.bvh_depth = bvh.depth;
