@@ -116,30 +116,7 @@ ObjMesh load_obj(const std::string& path, const mat4& M, bool smooth) {
     }
     if (mesh.triangles() == 0) fail("no triangles");
 
-    if (smooth) {  // area-weighted vertex normals (|cross| = twice the area) for triangles without normals
-        std::vector<vec3> acc(nv, vec3(0.0f));
-        size_t T = mesh.triangles();
-        for (size_t i = 0; i < T; ++i) {
-            if (mesh.has_normals[i]) continue;
-            vec3 a = mesh.pos[3 * i];
-            vec3 g = glm::cross(mesh.pos[3 * i + 1] - a, mesh.pos[3 * i + 2] - a);
-            for (int k = 0; k < 3; ++k) acc[vidx[3 * i + k]] += g;
-        }
-        for (size_t i = 0; i < T; ++i) {
-            if (mesh.has_normals[i]) continue;
-            bool good = true;
-            vec3 n[3];
-            for (int k = 0; k < 3; ++k) {
-                vec3 s = acc[vidx[3 * i + k]];
-                float l = glm::length(s);
-                good = good && l > 0.0f && std::isfinite(l);
-                n[k] = s / l;
-            }
-            if (!good) continue;
-            for (int k = 0; k < 3; ++k) mesh.normal[3 * i + k] = n[k];
-            mesh.has_normals[i] = 1;
-        }
-    }
+    if (smooth) smooth_vertex_normals(mesh, vidx, nv);
     return mesh;
 }
 

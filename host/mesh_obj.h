@@ -1,5 +1,6 @@
 // Triangle meshes from Wavefront OBJ files (through tinyobjloader), with their MTL materials.
 #pragma once
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,5 +39,34 @@ struct ObjMesh {
 // Throws MeshError for: a file that cannot be opened or parsed, no triangles, non-finite positions (after M),
 // out-of-range indices, a singular M.
 ObjMesh load_obj(const std::string& path, const mat4& M = mat4(1.0f), bool smooth = false);
+
+// Area-weighted vertex normals (|cross| = twice the area) for the triangles of `mesh` without normals;
+// corner_vertex[3*i + k] is the file vertex (< num_vertices) of corner k of triangle i. Shared by the OBJ and
+// PLY loaders. Triangles whose accumulated normals vanish keep none.
+template <class Index>
+void smooth_vertex_normals(ObjMesh& mesh, const std::vector<Index>& corner_vertex, size_t num_vertices) {
+    std::vector<vec3> acc(num_vertices, vec3(0.0f));
+    size_t T = mesh.triangles();
+    for (size_t i = 0; i < T; ++i) {
+        if (mesh.has_normals[i]) continue;
+        vec3 a = mesh.pos[3 * i];
+        vec3 g = glm::cross(mesh.pos[3 * i + 1] - a, mesh.pos[3 * i + 2] - a);
+        for (int k = 0; k < 3; ++k) acc[size_t(corner_vertex[3 * i + k])] += g;
+    }
+    for (size_t i = 0; i < T; ++i) {
+        if (mesh.has_normals[i]) continue;
+        bool good = true;
+        vec3 n[3];
+        for (int k = 0; k < 3; ++k) {
+            vec3 s = acc[size_t(corner_vertex[3 * i + k])];
+            float l = glm::length(s);
+            good = good && l > 0.0f && std::isfinite(l);
+            n[k] = s / l;
+        }
+        if (!good) continue;
+        for (int k = 0; k < 3; ++k) mesh.normal[3 * i + k] = n[k];
+        mesh.has_normals[i] = 1;
+    }
+}
 
 }  // namespace wp
