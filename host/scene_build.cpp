@@ -1,4 +1,5 @@
 #include "host/scene_build.h"
+#include "host/mesh_obj.h"
 #include <algorithm>
 #include <cstdlib>
 #include <cmath>
@@ -125,6 +126,27 @@ void SceneBuilder::cube(const mat4& M, MatHandle m, vec3 Le, bool two_sided) {
     for (const auto& f : faces) {
         vec3 c = P(f[0]);
         quad(c, P(f[0] + f[1]) - c, P(f[0] + f[2]) - c, m, Le, two_sided);
+    }
+}
+
+void add_mesh(SceneBuilder& b, const ObjMesh& mesh, const std::vector<MeshMaterial>& mats, bool two_sided) {
+    if (mats.empty()) throw std::invalid_argument("add_mesh: no materials");
+    const int last = int(mats.size()) - 1;
+    for (size_t i = 0; i < mesh.triangles(); ++i) {
+        const MeshMaterial& mm = mats[size_t(glm::clamp(mesh.material[i], 0, last))];
+        vec3 a = mesh.pos[3 * i], bb = mesh.pos[3 * i + 1], cc = mesh.pos[3 * i + 2];
+        vec3 Li = max_comp(mm.Le) > 0.0f && glm::length(glm::cross(bb - a, cc - a)) > 0.0f ? mm.Le : vec3(0.0f);
+        if (mesh.has_normals[i] || mesh.has_uv[i]) {
+            TriAttr ta;
+            ta.has_normals = mesh.has_normals[i] != 0;
+            for (int k = 0; k < 3; ++k) {
+                ta.n[k] = mesh.normal[3 * i + k];
+                ta.uv[k] = mesh.uv[3 * i + k];
+            }
+            b.triangle(a, bb, cc, mm.mat, ta, Li, two_sided);
+        } else {
+            b.triangle(a, bb, cc, mm.mat, Li, two_sided);
+        }
     }
 }
 

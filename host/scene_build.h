@@ -42,6 +42,8 @@ struct TriAttr {
     bool has_normals = false;
 };
 
+struct ObjMesh;  // host/mesh_obj.h
+
 class SceneBuilder {
 public:
     MatHandle lambert(vec3 albedo, uint32_t albedo_tex = kNoTexture);
@@ -80,5 +82,18 @@ private:
     std::vector<TriAttr> attrs_;
     SceneData data_;
 };
+
+// A material of a mesh and the radiance its triangles emit (zero: not a light).
+struct MeshMaterial {
+    MatHandle mat;
+    vec3 Le{0.0f};
+};
+
+// Adds the triangles of `mesh` to `b` in order, as they are: positions and normals already in world space
+// (the loaders apply the transform), corner order as given (mirroring already handled). Triangle i takes
+// mats[clamp(mesh.material[i], 0, mats.size() - 1)] (one entry serves every triangle; a face without a material,
+// -1, takes the first), and gets a TriAttr of its corner normals and uvs when it has either. A zero-area triangle
+// is kept as plain geometry that emits nothing (it cannot be sampled). mats must not be empty.
+void add_mesh(SceneBuilder& b, const ObjMesh& mesh, const std::vector<MeshMaterial>& mats, bool two_sided = false);
 
 }  // namespace wp

@@ -411,7 +411,9 @@ LoadedScene load_scene_json(const std::string& path) {
                 c.fail(p + "/file", e.what());
             }
             for (const std::string& w : mesh.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
-            std::vector<MatHandle> file_mats;
+            bool emissive = max_comp(Le) > 0.0f;
+            // with from_file one per MTL material, emitting the object's emission or else the MTL's Ke
+            std::vector<MeshMaterial> mesh_mats;
             if (from_file) {
                 if (mesh.materials.empty()) c.fail(p + "/material", "'from_file', but '" + file + "' has no MTL materials");
                 for (size_t k = 0; k < mesh.materials.size(); ++k) {
@@ -425,43 +427,24 @@ LoadedScene load_scene_json(const std::string& path) {
                         tex = texture(resolve(os == std::string::npos ? std::string() : file.substr(0, os + 1), tf), true,
                                       p + "/file");
                     }
-                    file_mats.push_back(b.lambert(glm::clamp(tex == kNoTexture ? om.kd : vec3(1.0f), 0.0f, 1.0f), tex));
+                    mesh_mats.push_back({b.lambert(glm::clamp(tex == kNoTexture ? om.kd : vec3(1.0f), 0.0f, 1.0f), tex),
+                                         emissive ? Le : glm::max(om.ke, vec3(0.0f))});
                 }
+            } else {
+                mesh_mats.push_back({mit->second, Le});
             }
-            bool emissive = max_comp(Le) > 0.0f;
             if (emissive) {
                 bool any_area = false;
                 for (size_t i = 0; i < mesh.triangles() && !any_area; ++i)
                     any_area = glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i], mesh.pos[3 * i + 2] - mesh.pos[3 * i])) > 0.0f;
                 if (!any_area) c.fail(p + "/emission", "a zero-area light: no triangle of '" + file + "' has any area");
             }
-            for (size_t i = 0; i < mesh.triangles(); ++i) {
-                MatHandle m;
-                if (from_file) {
+            if (from_file)
+                for (size_t i = 0; i < mesh.triangles(); ++i)
                     if (mesh.material[i] < 0)
                         c.fail(p + "/material", "'from_file', but triangle " + std::to_string(i) + " of '" + file +
                                                     "' has no MTL material (usemtl)");
-                    m = file_mats[mesh.material[i]];
-                } else {
-                    m = mit->second;
-                }
-                vec3 a = mesh.pos[3 * i], bb = mesh.pos[3 * i + 1], cc = mesh.pos[3 * i + 2];
-                // a zero-area triangle emits nothing (and cannot be sampled): keep it as plain geometry
-                vec3 Lt = Le;  // the object's emission, or with from_file the MTL's Ke
-                if (from_file && !emissive) Lt = glm::max(mesh.materials[mesh.material[i]].ke, vec3(0.0f));
-                vec3 Li = max_comp(Lt) > 0.0f && glm::length(glm::cross(bb - a, cc - a)) > 0.0f ? Lt : vec3(0.0f);
-                if (mesh.has_normals[i] || mesh.has_uv[i]) {
-                    TriAttr ta;
-                    ta.has_normals = mesh.has_normals[i] != 0;
-                    for (int k = 0; k < 3; ++k) {
-                        ta.n[k] = mesh.normal[3 * i + k];
-                        ta.uv[k] = mesh.uv[3 * i + k];
-                    }
-                    b.triangle(a, bb, cc, m, ta, Li, two);
-                } else {
-                    b.triangle(a, bb, cc, m, Li, two);
-                }
-            }
+            add_mesh(b, mesh, mesh_mats, two);  // zero-area triangles: plain geometry, no emission
         } else {
             c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh, gltf)");
         }

@@ -707,26 +707,6 @@ struct Loader {
         b.set_environment(std::move(out), w, h, 0.0f);
     }
 
-    void mesh_triangles(const ObjMesh& mesh, const std::vector<MatHandle>& mats, vec3 Le) {
-        bool emissive = max_comp(Le) > 0.0f;
-        for (size_t i = 0; i < mesh.triangles(); ++i) {
-            int mi = glm::clamp(mesh.material[i], 0, int(mats.size()) - 1);  // Tungsten clamps the index too
-            vec3 a = mesh.pos[3 * i], bb = mesh.pos[3 * i + 1], cc = mesh.pos[3 * i + 2];
-            vec3 Li = emissive && glm::length(glm::cross(bb - a, cc - a)) > 0.0f ? Le : vec3(0.0f);
-            if (mesh.has_normals[i] || mesh.has_uv[i]) {
-                TriAttr ta;
-                ta.has_normals = mesh.has_normals[i] != 0;
-                for (int k = 0; k < 3; ++k) {
-                    ta.n[k] = mesh.normal[3 * i + k];
-                    ta.uv[k] = mesh.uv[3 * i + k];
-                }
-                b.triangle(a, bb, cc, mats[mi], ta, Li);
-            } else {
-                b.triangle(a, bb, cc, mats[mi], Li);
-            }
-        }
-    }
-
     static bool ends_with(const std::string& s, const char* suf) {
         size_t n = std::strlen(suf);
         if (s.size() < n) return false;
@@ -882,7 +862,10 @@ struct Loader {
             float area = 0.0f;
             for (size_t i = 0; i < mesh.triangles(); ++i)
                 area += 0.5f * glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i], mesh.pos[3 * i + 2] - mesh.pos[3 * i]));
-            mesh_triangles(mesh, mats, emission(o, p, area));
+            vec3 Le = emission(o, p, area);
+            std::vector<MeshMaterial> mm;  // add_mesh clamps the material index, as Tungsten does
+            for (MatHandle h : mats) mm.push_back({h, Le});
+            add_mesh(b, mesh, mm);
             return;
         }
         c.warn(at(p, "type"), "primitive type '" + t + "' not supported: skipped");
