@@ -24,6 +24,9 @@ struct AABB {
     bool valid() const { return lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z; }
 };
 
+// Width of the scene's tree (SceneBuilder::build; the environment variable WP_BVH_WIDTH=2 or 8 overrides).
+constexpr int kDefaultBVHWidth = 8;
+
 struct BVHBuildOptions {
     int bins = 32;           // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
     uint32_t max_leaf = 2;

@@ -67,6 +67,7 @@ struct NvtxRange {
 SceneView upload_scene(const SceneData& sd, DeviceArena& A) {
     SceneView s = sd.view();
     s.nodes = A.upload(sd.nodes);
+    s.nodes8 = A.upload(sd.nodes8);
     s.prims.geom = A.upload(sd.geom);
     s.prims.info = A.upload(sd.info);
     s.prims.attr = A.upload(sd.attr);

@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace wp {
 
 SceneView SceneData::view() const {
     SceneView s;
     s.nodes = nodes.empty() ? nullptr : nodes.data();
+    s.nodes8 = nodes8.empty() ? nullptr : nodes8.data();
     s.prims.geom = geom.data();
     s.prims.info = info.data();
     s.prims.attr = attr.empty() ? nullptr : attr.data();
@@ -175,8 +177,24 @@ SceneData SceneBuilder::build() {
     if (const char* e = std::getenv("WP_BVH_MAX_LEAF")) bo.max_leaf = uint32_t(std::max(1, std::min(16, std::atoi(e))));
     BVHBuild bvh = build_bvh(boxes, bo);
     if (bvh.depth >= kBVHStackSize) throw std::runtime_error("BVH deeper than the traversal stack");
-    d.nodes = std::move(bvh.nodes);
     d.bvh_depth = bvh.depth;
+    // Tree width: 8 (the compressed wide BVH of Ylitie et al. 2017, collapsed from the binary tree) or 2.
+    int width = kDefaultBVHWidth;
+    if (const char* e = std::getenv("WP_BVH_WIDTH")) width = std::atoi(e) == 2 ? 2 : 8;
+    if (width == 8 && !bvh.nodes.empty()) {
+        std::vector<AABB> leaf_boxes(prims_.size());
+        for (size_t j = 0; j < prims_.size(); ++j) leaf_boxes[j] = boxes[bvh.order[j]];
+        BVH8BuildOptions o8;  // experiment knobs (profiling/bvh_width.sh): WP_BVH8_COLLAPSE=greedy, WP_BVH8_PRIM_COST
+        if (const char* e = std::getenv("WP_BVH8_COLLAPSE")) o8.sah_collapse = std::string(e) != "greedy";
+        if (const char* e = std::getenv("WP_BVH8_PRIM_COST")) o8.prim_cost = std::max(0.01f, float(std::atof(e)));
+        BVH8Build b8 = build_bvh8(bvh.nodes, leaf_boxes, o8);
+        std::vector<uint32_t> order(b8.order.size());
+        for (size_t j = 0; j < order.size(); ++j) order[j] = bvh.order[b8.order[j]];
+        bvh.order = std::move(order);
+        d.nodes8 = std::move(b8.nodes);
+    } else {
+        d.nodes = std::move(bvh.nodes);
+    }
     d.geom.resize(3 * prims_.size());
     d.info.resize(prims_.size());
     std::vector<float> power;

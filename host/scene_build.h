@@ -1,13 +1,14 @@
 // Host-side scene assembly: shapes, materials and emission in; flat arrays, BVH and light table out.
 #pragma once
 #include <vector>
-#include "host/bvh_build.h"
+#include "host/bvh8_build.h"
 #include "kernels/scene_view.h"
 
 namespace wp {
 
 struct SceneData {
-    std::vector<BVHNode> nodes;
+    std::vector<BVHNode> nodes;    // binary tree, or (WP_BVH_WIDTH=8)
+    std::vector<BVH8Node> nodes8;  // the 8-wide compressed one; the other is empty
     std::vector<F4> geom;
     std::vector<U4> info;
     std::vector<F4> attr;

@@ -84,11 +84,4 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
     return hit;
 }
 
-WP_HD Hit intersect_closest(const SceneView& s, const Ray& r, float tmin = 0.0f, float tmax = kInf) {
-    return traverse<false>(s, r, tmin, tmax);
-}
-WP_HD bool occluded(const SceneView& s, const Ray& r, float tmax) {
-    return traverse<true>(s, r, 0.0f, tmax).prim != kInvalid;
-}
-
 }  // namespace wp

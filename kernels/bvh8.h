@@ -147,4 +147,13 @@ WP_HD bool occluded8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& 
     return traverse8<true>(nodes, prims, r, 0.0f, tmax).prim != kInvalid;
 }
 
+// The scene's tree, whichever width it was built with (SceneView: nodes8 set means the wide tree).
+WP_HD Hit intersect_closest(const SceneView& s, const Ray& r, float tmin = 0.0f, float tmax = kInf) {
+    return s.nodes8 ? traverse8<false>(s.nodes8, s.prims, r, tmin, tmax) : traverse<false>(s, r, tmin, tmax);
+}
+WP_HD bool occluded(const SceneView& s, const Ray& r, float tmax) {
+    return (s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse<true>(s, r, 0.0f, tmax)).prim !=
+           kInvalid;
+}
+
 }  // namespace wp

@@ -1,6 +1,6 @@
 // Compile check of the shared headers under nvcc, and a register/spill report (-Xptxas -v)
 // for traversal and BSDF sampling, until the stage kernels land.
-#include "kernels/bvh.h"
+#include "kernels/bvh8.h"
 #include "kernels/bsdf.h"
 #include "kernels/rng.h"
 using namespace wp;

@@ -90,6 +90,9 @@ struct BVHNode {
 };
 constexpr int kBVHStackSize = 64;  // the builder keeps the tree depth below this
 
+// 8-wide compressed node (kernels/bvh8.h).
+struct BVH8Node;
+
 struct Light {
     uint32_t prim;
     float area;
@@ -109,7 +112,8 @@ struct CameraData {
 };
 
 struct SceneView {
-    const BVHNode* nodes = nullptr;
+    const BVHNode* nodes = nullptr;    // binary tree, or
+    const BVH8Node* nodes8 = nullptr;  // the 8-wide compressed tree (exactly one of the two is set)
     PrimArrays prims;
     const LambertData* lambert = nullptr;
     const ConductorData* conductor = nullptr;

@@ -1,7 +1,7 @@
 // The per-item stage bodies. The wavefront launchers run each over a queue; the megakernel and the
 // CPU loop call them in sequence for one path. Same code, different scheduling.
 #pragma once
-#include "bvh.h"
+#include "bvh8.h"
 #include "film.h"
 #include "lights.h"
 #include "rng.h"

@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 #include "host/bvh_build.h"
-#include "kernels/bvh.h"
+#include "kernels/bvh8.h"
 using namespace wp;
 
 #ifndef WP_SOURCE_DIR

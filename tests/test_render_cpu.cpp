@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 #include "host/render.h"
-#include "kernels/bvh.h"
+#include "kernels/bvh8.h"
 using namespace wp;
 
 // White furnace: a white Lambert sphere inside a sphere that emits 1 on its inside. Every path sees
