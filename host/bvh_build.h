@@ -25,7 +25,7 @@ struct AABB {
 };
 
 // Width of the scene's tree (SceneBuilder::build; the environment variable WP_BVH_WIDTH=2 or 8 overrides).
-constexpr int kDefaultBVHWidth = 8;
+constexpr int kDefaultBVHWidth = 2;  // 8 measured 4% slower overall (profiling/LOG.md entry 9)
 
 struct BVHBuildOptions {
     int bins = 32;           // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "host/bvh8_build.h"
+#include "host/render.h"
+#include "host/scene_build.h"
 #include "host/mesh_obj.h"
 #include "host/mesh_ply.h"
 #include "kernels/bvh8.h"
@@ -428,5 +430,59 @@ TEST(BVH8, QuantisationIsConservativeFarFromOrigin) {
             s.build(ml, true, sah);
             check_structure(s);
         }
+    }
+}
+
+// SceneBuilder with WP_BVH_WIDTH=8 permutes the primitives into the wide tree's order (geometry, material,
+// vertex attributes and the light's primitive index must all follow): the rendered image is the binary tree's,
+// bit for bit (one light, so the light table's order cannot differ), in both schedules of the CPU backend.
+TEST(BVH8, SceneBuilderWideTreeRendersTheBinaryTreesImage) {
+    auto scene = [] {
+        SceneBuilder b;
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+        MatHandle red = b.lambert(vec3(0.8f, 0.2f, 0.2f)), metal = b.conductor(vec3(0.9f), 0.2f);
+        MatHandle glass = b.dielectric(1.5f), green = b.principled(vec3(0.2f, 0.8f, 0.3f), 0.3f, 0.4f);
+        b.quad(vec3(-3, -1, -3), vec3(0, 0, 6), vec3(6, 0, 0), red);
+        for (int i = 0; i < 12; ++i)
+            b.sphere(vec3(U(rng) * 2, U(rng) * 0.5f, U(rng) * 2), 0.15f + 0.1f * (U(rng) + 1), i % 2 ? metal : glass);
+        for (int i = 0; i < 3000; ++i) {  // a cloud of smooth-shaded textured triangles
+            vec3 c(U(rng) * 2, 0.5f + U(rng) * 0.8f, U(rng) * 2);
+            TriAttr t;
+            t.has_normals = true;
+            for (int k = 0; k < 3; ++k) {
+                t.n[k] = glm::normalize(vec3(U(rng), 1.0f, U(rng)));
+                t.uv[k] = vec2(0.5f * (U(rng) + 1), 0.5f * (U(rng) + 1));
+            }
+            b.triangle(c, c + 0.12f * vec3(U(rng), U(rng), U(rng)), c + 0.12f * vec3(U(rng), U(rng), U(rng)),
+                       i % 3 ? green : red, t);
+        }
+        b.quad(vec3(-0.5f, 2.5f, -0.5f), vec3(1, 0, 0), vec3(0, 0, 1), red, vec3(8.0f));
+        b.set_camera(make_camera(vec3(0, 1.5f, 5), vec3(0, 0.3f, 0), vec3(0, 1, 0), 45.0f, 1.0f));
+        return b.build();
+    };
+    const char* old = std::getenv("WP_BVH_WIDTH");
+    std::string saved = old ? old : "";
+    setenv("WP_BVH_WIDTH", "2", 1);
+    SceneData binary = scene();
+    setenv("WP_BVH_WIDTH", "8", 1);
+    SceneData wide = scene();
+    if (old) setenv("WP_BVH_WIDTH", saved.c_str(), 1); else unsetenv("WP_BVH_WIDTH");
+    ASSERT_FALSE(binary.nodes.empty());
+    ASSERT_TRUE(binary.nodes8.empty());
+    ASSERT_FALSE(wide.nodes8.empty());
+    ASSERT_TRUE(wide.nodes.empty());
+    ASSERT_EQ(wide.lights.size(), 1u);
+    EXPECT_NE(wide.geom[3 * wide.lights[0].prim].x, binary.geom[3 * wide.lights[0].prim].x);  // the order differs
+    RenderParams rp;
+    rp.width = rp.height = 32;
+    rp.spp = 4;
+    rp.max_depth = 6;
+    for (Mode mode : {Mode::Megakernel, Mode::Wavefront}) {
+        Image a = render_cpu(binary, rp, mode), c = render_cpu(wide, rp, mode);
+        EXPECT_EQ(a.rgb, c.rgb);
+        double mean = 0;
+        for (float v : a.rgb) mean += v;
+        EXPECT_GT(mean / a.rgb.size(), 0.01);  // not an empty image
     }
 }
