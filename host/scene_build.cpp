@@ -173,14 +173,17 @@ SceneData SceneBuilder::build() {
     // Leaves of up to 2 pay on large meshes (Sponza -14%, dragon -11%) but cost small scenes a level of nodes
     // (the 18-primitive Cornell box +13%): up to 4 below 1024 primitives (profiling/LOG.md entry 8).
     if (boxes.size() < 1024) bo.max_leaf = 4;
+    // Tree width: 8 (the compressed wide BVH of Ylitie et al. 2017, collapsed from the binary tree) or 2.
+    int width = kDefaultBVHWidth;
+    if (const char* e = std::getenv("WP_BVH_WIDTH")) width = std::atoi(e) == 2 ? 2 : 8;
+    // The wide tree is best collapsed from binary leaves of 1: its SAH collapse regroups them into leaves of up
+    // to 3 itself (Cornell 19.1 -> 17.1 ms, RTIOW and the dragon 1-5% faster, Sponza equal: LOG.md entry 9).
+    if (width == 8) bo.max_leaf = 1;
     if (const char* e = std::getenv("WP_BVH_BINS")) bo.bins = std::max(2, std::min(256, std::atoi(e)));
     if (const char* e = std::getenv("WP_BVH_MAX_LEAF")) bo.max_leaf = uint32_t(std::max(1, std::min(16, std::atoi(e))));
     BVHBuild bvh = build_bvh(boxes, bo);
     if (bvh.depth >= kBVHStackSize) throw std::runtime_error("BVH deeper than the traversal stack");
     d.bvh_depth = bvh.depth;
-    // Tree width: 8 (the compressed wide BVH of Ylitie et al. 2017, collapsed from the binary tree) or 2.
-    int width = kDefaultBVHWidth;
-    if (const char* e = std::getenv("WP_BVH_WIDTH")) width = std::atoi(e) == 2 ? 2 : 8;
     if (width == 8 && !bvh.nodes.empty()) {
         std::vector<AABB> leaf_boxes(prims_.size());
         for (size_t j = 0; j < prims_.size(); ++j) leaf_boxes[j] = boxes[bvh.order[j]];
