@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# BVH width lever (profiling/LOG.md entry 9): GPU tests on the default (8-wide) tree, then `wavepath bench`
+# BVH width lever (profiling/LOG.md entry 9): GPU tests on the default tree, then `wavepath bench`
 # over the benchmark set in both schedules for the binary tree (WP_BVH_WIDTH=2) and the 8-wide compressed one,
 # and compute-sanitizer memcheck on the wide traversal. JSON under $OUT.   bash profiling/bvh_width.sh
 set -u
@@ -9,7 +9,7 @@ B=.devcarry
 O=${OUT:-/tmp/wp-out}
 mkdir -p "$O"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-echo "== GPU tests (8-wide tree)"
+echo "== GPU tests (default tree, WP_BVH_WIDTH=${WP_BVH_WIDTH:-default})"
 timeout 200 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"
 grep -E "^\[  (PASSED|FAILED)|FAILED \]|Failure" "$O/gpu_tests.log" | head -20
 for w in 2 8; do
