@@ -20,5 +20,5 @@ for w in 2 8; do
 done
 grep -E "^  (extend|shadow|megakernel|raycast)" "$O/bench-w8.txt" | head -20
 echo "== memcheck, 8-wide traversal"
-timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/sponza.json --backend gpu \
+WP_BVH_WIDTH=8 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/sponza.json --backend gpu \
   --mode both --width 128 --height 96 --spp 2 -o /tmp/san.exr 2>&1 | tail -3; echo "memcheck rc=${PIPESTATUS[0]}"
