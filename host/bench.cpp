@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include "host/bvh8_build.h"
 #include "host/scene_json.h"
 
 namespace wp {
@@ -136,6 +137,7 @@ json run_bench(const BenchOptions& o) {
 
     // per-kernel resources: ptxas's build-time report and the runtime's occupancy
     std::map<std::string, PtxasKernel> ptx;
+    const int width = configured_bvh_width();
     std::string rpath = o.resources_path.empty() ? default_resources_path() : o.resources_path;
     json res = json::array();
     if (!rpath.empty()) {
@@ -143,12 +145,18 @@ json run_bench(const BenchOptions& o) {
         if (!f) throw std::runtime_error("bench: cannot read the kernel resource report '" + rpath + "'");
         std::stringstream ss;
         ss << f.rdbuf();
-        for (const PtxasKernel& k : parse_ptxas(ss.str()))
+        // The tracing kernels are templates on the tree width (extend<2>, extend<8>): report the instance this
+        // run's scenes use (mangled "6extendILi8E...").
+        std::string other = std::to_string(width == 8 ? 2 : 8);
+        for (const PtxasKernel& k : parse_ptxas(ss.str())) {
+            if (k.mangled.find(std::to_string(k.name.size()) + k.name + "ILi" + other + "E") != std::string::npos)
+                continue;
             if (!ptx.count(k.name)) ptx[k.name] = k;
+        }
     }
     std::map<std::string, KernelAttr> occ;
     if (be == Backend::Gpu)
-        for (const KernelAttr& a : gpu_kernel_attrs()) occ[a.name] = a;
+        for (const KernelAttr& a : gpu_kernel_attrs(width)) occ[a.name] = a;
     for (const auto& [name, k] : ptx) {
         json r{{"kernel", name},          {"symbol", k.mangled},          {"arch", k.arch},
                {"registers", k.registers}, {"spill_stores", k.spill_stores}, {"spill_loads", k.spill_loads},

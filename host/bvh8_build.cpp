@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -374,6 +375,12 @@ BVH8Child bvh8_child(const BVH8Node& n, int slot) {
         ch.box.hi[a] = p[a] + qh[a] * step;
     }
     return ch;
+}
+
+int configured_bvh_width() {
+    const char* e = std::getenv("WP_BVH_WIDTH");
+    if (!e) return kDefaultBVHWidth;
+    return std::atoi(e) == 2 ? 2 : 8;
 }
 
 }  // namespace wp

@@ -120,8 +120,9 @@ struct KernelAttr {
     int blocks_per_sm = 0;
     double occupancy = 0.0;  // resident warps / the SM's maximum (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
 };
-// Every wavepath kernel on the current GPU; empty without a GPU.
-std::vector<KernelAttr> gpu_kernel_attrs();
+// Every wavepath kernel on the current GPU; empty without a GPU. The tracing kernels (megakernel, extend, shadow)
+// are compiled once per tree width: bvh_width (2 or 8) picks the instances reported.
+std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width);
 
 inline Image render(Backend b, const SceneData& scene, const RenderParams& rp, Mode mode,
                     const RenderOptions& opt = {}, RenderStats* stats = nullptr) {

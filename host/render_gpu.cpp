@@ -222,7 +222,7 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
         q.push = opt.push_compaction;
         q.next = paths[1 - cur];
         launch_shade(L, s, rp, film, q, bound);
-        launch_shadow(L, s, film, q, bound);
+        if (samples_lights(s, rp)) launch_shadow(L, s, film, q, bound);
         if (!q.push) launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], bound);
         cur = 1 - cur;
         if (k >= 1) {  // prepare(k - 1) done: records up to k - 2 are in
@@ -308,7 +308,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
                 q.order = order;
             }
             launch_shade(L, s, rp, film, q, n);
-            launch_shadow(L, s, film, q, n);
+            if (samples_lights(s, rp)) launch_shadow(L, s, film, q, n);  // no lights: no shadow rays
             launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
             cur = 1 - cur;
             WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
@@ -433,9 +433,10 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const Rend
     return st;
 }
 
-std::vector<KernelAttr> gpu_kernel_attrs() {
+std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width) {
     if (!gpu_available()) return {};
-    return {attr_megakernel(), attr_generate(), attr_extend(), attr_shade(), attr_shadow(), attr_compact(),
+    return {attr_megakernel(bvh_width), attr_generate(), attr_extend(bvh_width), attr_shade(), attr_shadow(bvh_width),
+            attr_compact(),
             attr_diffuse_bounce()};
 }
 

@@ -107,6 +107,16 @@ struct Frame {
     WP_HD vec3 to_world(vec3 v) const { return s * v.x + t * v.y + n * v.z; }
 };
 
+// 1/sqrt(x): the hardware approximation on the device (MUFU.RSQ, ~2 ulp), exact-rounded on the host. Callers
+// that need more refine it (a Newton step).
+WP_HD float approx_rsqrt(float x) {
+#if defined(__CUDA_ARCH__)
+    return rsqrtf(x);
+#else
+    return 1.0f / sqrtf(x);
+#endif
+}
+
 // Ray origin offset against self-intersection (Waechter & Binder, Ray Tracing Gems ch. 6).
 WP_HD float int_as_float_(int i) {
 #if defined(__CUDA_ARCH__)

@@ -51,6 +51,13 @@ WP_HD bool intersect_quad(const Ray& r, vec3 p, vec3 eu, vec3 ev, float tmin, fl
     return true;
 }
 
+// Spheres up to this radius are intersected and re-projected in float: the rounding of o - c and of |f|^2 - r^2
+// then moves t0 by about (|c| + 2r) * 6e-8 / cos, far below the spawn offset of offset_ray_origin (at least
+// 1.5e-5 along the normal, 256 ulps away from the origin) for the radii of ordinary scenes. Bigger ones (the RTIOW
+// ground, radius 1000) take the double-precision path, which costs ~6 conversions and a few FP64 operations
+// more per test (conversions run at 1/8 of the FP32 rate on sm_90).
+constexpr float kSphereFloatMaxRadius = 4.0f;
+
 // Sphere, robust for origins inside and far away (distance-to-chord form, Haines et al., RT Gems ch. 7).
 WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, float tmax, float& t) {
     vec3 f = r.o - c;
@@ -59,11 +66,16 @@ WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, floa
     vec3 l = f + (b / a) * r.d;
     float disc = radius * radius - glm::dot(l, l);
     if (disc < 0.0f) return false;
-    // |f|^2 - r^2 cancels catastrophically for big spheres (an RTIOW ground of radius 1000: float spacing 0.06
-    // at 1e6, so t0 of a ray leaving the surface is off by ~3e-5 and the ray hits its own sphere again).
-    // In double, o - c is exact and the difference keeps its bits; t0 = cterm / q is then accurate.
-    double fx = double(r.o.x) - double(c.x), fy = double(r.o.y) - double(c.y), fz = double(r.o.z) - double(c.z);
-    float cterm = float(fx * fx + fy * fy + fz * fz - double(radius) * double(radius));
+    float cterm;
+    if (radius <= kSphereFloatMaxRadius) {
+        cterm = glm::dot(f, f) - radius * radius;
+    } else {
+        // |f|^2 - r^2 cancels catastrophically for big spheres (an RTIOW ground of radius 1000: float spacing 0.06
+        // at 1e6, so t0 of a ray leaving the surface is off by ~3e-5 and the ray hits its own sphere again).
+        // In double, o - c is exact and the difference keeps its bits; t0 = cterm / q is then accurate.
+        double fx = double(r.o.x) - double(c.x), fy = double(r.o.y) - double(c.y), fz = double(r.o.z) - double(c.z);
+        cterm = float(fx * fx + fy * fy + fz * fz - double(radius) * double(radius));
+    }
     float q = b + copysignf(sqrtf(a * disc), b);
     float t0, t1;
     if (q == 0.0f) {
@@ -119,7 +131,16 @@ struct SurfacePoint {
     vec3 ns;  // shading normal, unit, same hemisphere as ng
     vec2 uv;
     vec3 dpdu{0.0f}, dpdv{0.0f};  // texture-space tangents (zero where the primitive has no texture coordinates)
+    bool sphere_uv = false;       // a sphere: uv is not stored but derived from ng by texture_uv()
 };
+
+// Texture coordinates of the point: the stored ones, or a sphere's (u = longitude from +x toward +z, v = polar
+// angle from +y), computed from the geometric normal only when a texture is looked up.
+WP_HD vec2 texture_uv(const SurfacePoint& sp) {
+    if (!sp.sphere_uv) return sp.uv;
+    float phi = atan2f(sp.ng.z, sp.ng.x);
+    return vec2(0.5f + phi * (0.5f * kInvPi), acosf(glm::clamp(sp.ng.y, -1.0f, 1.0f)) * kInvPi);
+}
 
 WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r) {
     SurfacePoint sp;
@@ -128,16 +149,25 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
     uint32_t type = float_bits(g0.w);
     if (type == uint32_t(ShapeType::Sphere)) {
         vec3 c = xyz(g0);
+        float radius = g1.x;
         vec3 p = r.o + h.t * r.d;
         vec3 n = glm::normalize(p - c);
-        // Re-project onto the surface in double: in float, c + r * n carries the rounding error of c's magnitude
-        // (6e-5 at 1000), far above the spawn offset near the world origin: the RTIOW ground would self-intersect.
-        double dx = double(p.x) - double(c.x), dy = double(p.y) - double(c.y), dz = double(p.z) - double(c.z);
-        double k = double(g1.x) / sqrt(dx * dx + dy * dy + dz * dz);
-        sp.p = vec3(float(double(c.x) + dx * k), float(double(c.y) + dy * k), float(double(c.z) + dz * k));
+        if (radius <= kSphereFloatMaxRadius) {
+            sp.p = c + radius * n;
+        } else {
+            // Re-project in double: in float, c + r * n carries the rounding error of c's magnitude (6e-5 at
+            // 1000), far above the spawn offset near the world origin: the RTIOW ground would self-intersect.
+            // 1/|d| from the float estimate and one Newton step in double (relative error ~1e-14), not a
+            // double sqrt and division.
+            double dx = double(p.x) - double(c.x), dy = double(p.y) - double(c.y), dz = double(p.z) - double(c.z);
+            double d2 = dx * dx + dy * dy + dz * dz;
+            double y = double(approx_rsqrt(float(d2)));
+            y = y * (1.5 - 0.5 * d2 * y * y);
+            double k = double(radius) * y;
+            sp.p = vec3(float(double(c.x) + dx * k), float(double(c.y) + dy * k), float(double(c.z) + dz * k));
+        }
         sp.ng = sp.ns = n;
-        float phi = atan2f(n.z, n.x);
-        sp.uv = vec2(0.5f + phi * (0.5f * kInvPi), acosf(glm::clamp(n.y, -1.0f, 1.0f)) * kInvPi);
+        sp.sphere_uv = true;  // texture_uv() computes the spherical coordinates, only where a texture is read
         return sp;
     }
     F4 g2 = load4(&P.geom[3 * h.prim + 2]);

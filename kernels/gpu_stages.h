@@ -66,12 +66,13 @@ inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
     a.occupancy = max_threads ? double(a.blocks_per_sm * block) / max_threads : 0.0;
     return a;
 }
-// One per kernel file: megakernel, generate, extend, shade, shadow, compact, diffuse_bounce.
-KernelAttr attr_megakernel();
+// One per kernel file: megakernel, generate, extend, shade, shadow, compact, diffuse_bounce. The tracing kernels
+// are compiled once per tree width: width picks the instance (2 or 8).
+KernelAttr attr_megakernel(int width);
 KernelAttr attr_generate();
-KernelAttr attr_extend();
+KernelAttr attr_extend(int width);
 KernelAttr attr_shade();
-KernelAttr attr_shadow();
+KernelAttr attr_shadow(int width);
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
 

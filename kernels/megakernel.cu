@@ -3,12 +3,14 @@
 
 namespace wp {
 
+// W: the tree width compiled in (2 or 8); the launcher picks the scene's.
+template <int W>
 __global__ void megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin, uint64_t end,
                            unsigned long long* rays) {
     uint64_t ext = 0, shadow = 0;
     for (uint64_t i = begin + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
          i += uint64_t(gridDim.x) * blockDim.x) {
-        uint64_t r = trace_path(s, rp, film, i);
+        uint64_t r = trace_path<W>(s, rp, film, i);
         ext += r & 0xffffffffu;
         shadow += r >> 32;
     }
@@ -28,9 +30,13 @@ void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, 
     WP_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     uint64_t n = end - begin;
     unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(n), uint64_t(sms) * 64));
-    L.launch("megakernel", dim3(blocks), dim3(kStageBlock), megakernel, s, rp, film, begin, end, rays);
+    L.launch("megakernel", dim3(blocks), dim3(kStageBlock), s.nodes8 ? megakernel<8> : megakernel<2>, s, rp,
+             film, begin, end, rays);
 }
 
-KernelAttr attr_megakernel() { return kernel_attr("megakernel", reinterpret_cast<const void*>(megakernel), kStageBlock); }
+KernelAttr attr_megakernel(int width) {
+    return kernel_attr("megakernel", reinterpret_cast<const void*>(width == 8 ? megakernel<8> : megakernel<2>),
+                       kStageBlock);
+}
 
 }  // namespace wp

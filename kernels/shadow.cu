@@ -4,15 +4,19 @@
 namespace wp {
 
 // Launched over an upper bound of the queue's length; the length itself is on the device.
+template <int W>
 __global__ void WP_TRAVERSAL_BOUNDS shadow(SceneView s, FilmView film, WavefrontQueues q, uint32_t n_max) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n_max && i < q.counters[kShadowCount]) stage::shadow(s, film, q, i);
+    if (i < n_max && i < q.counters[kShadowCount]) stage::shadow<W>(s, film, q, i);
 }
 
 void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t n_max) {
-    L.launch("shadow", dim3(blocks_for(n_max)), dim3(kStageBlock), shadow, s, film, q, n_max);
+    L.launch("shadow", dim3(blocks_for(n_max)), dim3(kStageBlock), s.nodes8 ? shadow<8> : shadow<2>, s, film, q,
+             n_max);
 }
 
-KernelAttr attr_shadow() { return kernel_attr("shadow", reinterpret_cast<const void*>(shadow), kStageBlock); }
+KernelAttr attr_shadow(int width) {
+    return kernel_attr("shadow", reinterpret_cast<const void*>(width == 8 ? shadow<8> : shadow<2>), kStageBlock);
+}
 
 }  // namespace wp

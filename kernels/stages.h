@@ -38,7 +38,7 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
         case MatType::Lambert: {
             const LambertData& d = s.lambert[h.index()];
             m.color = d.albedo;
-            if (d.albedo_tex != kNoTexture) m.color *= vec3(tex_lookup(s, d.albedo_tex, sp.uv));
+            if (d.albedo_tex != kNoTexture) m.color *= vec3(tex_lookup(s, d.albedo_tex, texture_uv(sp)));
             break;
         }
         case MatType::Conductor: {
@@ -61,9 +61,12 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
             const PrincipledData& p = s.principled[h.index()];
             m.color = p.base_color;
             float metallic = p.metallic, roughness = p.roughness;
-            if (p.base_tex != kNoTexture) m.color *= vec3(tex_lookup(s, p.base_tex, sp.uv));
+            bool textured = p.base_tex != kNoTexture || p.mr_tex != kNoTexture || p.emissive_tex != kNoTexture ||
+                            p.normal_tex != kNoTexture;
+            vec2 uv = textured ? texture_uv(sp) : vec2(0.0f);
+            if (p.base_tex != kNoTexture) m.color *= vec3(tex_lookup(s, p.base_tex, uv));
             if (p.mr_tex != kNoTexture) {
-                vec4 t = tex_lookup(s, p.mr_tex, sp.uv);
+                vec4 t = tex_lookup(s, p.mr_tex, uv);
                 roughness *= t.y;
                 metallic *= t.z;
             }
@@ -71,9 +74,9 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
             m.alpha = glm::max(1e-3f, roughness * roughness);
             emitted = p.emissive;
             if (p.emissive_tex != kNoTexture && (emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f))
-                emitted *= vec3(tex_lookup(s, p.emissive_tex, sp.uv));
+                emitted *= vec3(tex_lookup(s, p.emissive_tex, uv));
             if (p.normal_tex != kNoTexture && glm::dot(sp.dpdu, sp.dpdu) > 0.0f) {
-                vec3 t = vec3(tex_lookup(s, p.normal_tex, sp.uv)) * 2.0f - vec3(1.0f);
+                vec3 t = vec3(tex_lookup(s, p.normal_tex, uv)) * 2.0f - vec3(1.0f);
                 vec3 n = sp.ns;
                 vec3 T = sp.dpdu - n * glm::dot(n, sp.dpdu);
                 float tl = glm::dot(T, T);
@@ -94,6 +97,12 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
         }
     }
     return m;
+}
+
+// Whether shade can make shadow rays at all: light sampling on, and a light or an emitting environment to sample.
+// When not, the wavefront schedule launches no shadow kernel.
+WP_HD bool samples_lights(const SceneView& s, const RenderParams& rp) {
+    return rp.light_sampling && (s.num_lights > 0 || env_present(s.env));
 }
 
 // generate: camera ray for global sample index (pixel-major within each sample pass).
@@ -124,8 +133,12 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     return p;
 }
 
-// extend: closest hit of the path's ray.
-WP_HD Hit extend_path(const SceneView& s, const PathState& p) { return intersect_closest(s, p.ray); }
+// extend: closest hit of the path's ray. W: the tree width compiled in (0: the scene's, tested at run time;
+// see intersect_closest).
+template <int W = 0>
+WP_HD Hit extend_path(const SceneView& s, const PathState& p) {
+    return intersect_closest<W>(s, p.ray);
+}
 
 // shade: emission with MIS, one light sample (returned as a shadow ray), BSDF sampling, roulette.
 // Returns whether the path goes on; has_shadow says whether `sh` was written.
@@ -170,7 +183,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     Frame f = Frame::from_normal(ns);
     vec3 wo_l = f.to_local(wo);
 
-    if (rp.light_sampling && (s.num_lights > 0 || env_present(s.env)) && !is_delta(m)) {
+    if (samples_lights(s, rp) && !is_delta(m)) {
         LightSample ls;
         vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
         if (sample_light(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
@@ -212,23 +225,25 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 }
 
 // shadow: any-hit occlusion; unoccluded light reaches the pixel.
+template <int W = 0>
 WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRay& sh) {
-    if (!occluded(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
+    if (!occluded<W>(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
 }
 
 // One whole path: the megakernel's loop body (also used by the CPU backend). Returns the rays it traced
 // : extension rays in the low 32 bits, shadow rays in the high 32 bits.
+template <int W = 0>
 WP_HD uint64_t trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
     PathState p = generate_path(s, rp, index);
     uint32_t ext = 0, shadow = 0;
     while (true) {
-        Hit h = extend_path(s, p);
+        Hit h = extend_path<W>(s, p);
         ShadowRay sh;
         bool has_shadow;
         bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
         ext++;
         shadow += has_shadow ? 1u : 0u;
-        if (has_shadow) shadow_trace(s, film, sh);
+        if (has_shadow) shadow_trace<W>(s, film, sh);
         if (!alive) break;
     }
     return uint64_t(ext) | (uint64_t(shadow) << 32);

@@ -120,11 +120,12 @@ WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQ
 }
 
 // extend: closest hit of path i's ray; with sorting, its material key.
+template <int W = 0>
 WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
     PathState p;
     F4 o = load4(q.paths.o_pdf + i), d = load4(q.paths.dir + i);
     p.ray = Ray{xyz(o), xyz(d)};
-    Hit h = extend_path(s, p);
+    Hit h = extend_path<W>(s, p);
     q.hits.store(i, pack(h));
     if (q.material_key) {
         q.material_key[i] = h.prim == kInvalid ? 0u : 1u + (load4(&s.prims.info[h.prim]).y >> 28);
@@ -156,8 +157,9 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
 }
 
 // shadow: shadow ray i; unoccluded light reaches its pixel.
+template <int W = 0>
 WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t i) {
-    shadow_trace(s, film, unpack(q.shadow.load(i)));
+    shadow_trace<W>(s, film, unpack(q.shadow.load(i)));
 }
 
 // compact: the i-th live path (selected[i], found by the select step) into slot i of the next queue.

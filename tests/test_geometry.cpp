@@ -56,3 +56,36 @@ TEST(OffsetRay, MovesAlongNormal) {
     EXPECT_EQ(q.x, p.x);
     EXPECT_LT(q.y - p.y, 1e-4f);
 }
+
+// surface_point on spheres: the point is re-projected onto the surface in both precision paths (float up to
+// kSphereFloatMaxRadius, double above), and texture_uv gives the spherical coordinates only computed on demand.
+TEST(Sphere, SurfacePointOnSurfaceAndTextureUv) {
+    struct Case {
+        vec3 c;
+        float radius;
+    };
+    for (Case k : {Case{vec3(10.0f, 0.2f, -3.0f), 0.2f}, Case{vec3(0.0f, -4.0f, 0.0f), kSphereFloatMaxRadius},
+                   Case{vec3(0.0f, -4.5f, 0.0f), 4.5f}, Case{vec3(0.0f, -1000.0f, 0.0f), 1000.0f}}) {
+        F4 geom[3] = {F4{k.c.x, k.c.y, k.c.z, bits_float(uint32_t(ShapeType::Sphere))}, F4{k.radius, 0, 0, 0},
+                      F4{0, 0, 0, 0}};
+        PrimArrays P;
+        P.geom = geom;
+        P.count = 1;
+        // rays from outside toward the centre along +x, +z and -y: they meet the surface at c - r * dir
+        for (vec3 dir : {vec3(-1, 0, 0), vec3(0, 0, -1), vec3(0, -1, 0)}) {
+            Ray r{k.c - 3.0f * k.radius * dir, dir};
+            Hit h{kInf, kInvalid, 0, 0};
+            ASSERT_TRUE(intersect_prim(P, 0, r, 0.0f, h)) << k.radius;
+            SurfacePoint sp = surface_point(P, h, r);
+            double dist = glm::length(glm::dvec3(sp.p) - glm::dvec3(k.c));
+            EXPECT_NEAR(dist, k.radius, 1e-6 * k.radius + 1e-7) << "radius " << k.radius;
+            EXPECT_NEAR(glm::dot(sp.ng, -dir), 1.0f, 1e-5f);
+            EXPECT_TRUE(sp.sphere_uv);
+            vec2 uv = texture_uv(sp);
+            vec3 n = -dir;
+            float u_expect = n.x > 0.5f ? 0.5f : n.z > 0.5f ? 0.75f : uv.x;  // longitude undefined at the pole
+            EXPECT_NEAR(uv.x, u_expect, 1e-5f);
+            EXPECT_NEAR(uv.y, n.y > 0.5f ? 0.0f : 0.5f, 1e-3f);  // acos is steep at the pole
+        }
+    }
+}

@@ -311,8 +311,15 @@ TEST(Gpu, RerunIsBitIdentical) {
 // The bench's GPU parts: kernel attributes and the ray-cast-only pass against the CPU's.
 TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
-    std::vector<KernelAttr> ks = gpu_kernel_attrs();
+    std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
     ASSERT_EQ(ks.size(), 7u);
+    std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
+    ASSERT_EQ(wide.size(), 7u);
+    // one traversal compiled into each instance: the binary tree's needs no more than the wide one's stack
+    // (64 node indices against 32 node groups of 8 bytes), and neither carries both
+    EXPECT_EQ(ks[2].name, "extend");
+    EXPECT_LE(ks[2].local_bytes, 256u) << "binary-tree extend";
+    EXPECT_LE(wide[2].local_bytes, 256u) << "wide-tree extend";
     for (const KernelAttr& k : ks) {
         std::printf("%-16s regs %3d local %4zu B  blocks/SM %2d  occupancy %.0f%%\n", k.name.c_str(), k.registers,
                     k.local_bytes, k.blocks_per_sm, 100 * k.occupancy);

@@ -76,3 +76,35 @@ TEST(RenderCpu, HugeSphereUnderUniformSkyHasRadianceAlbedo) {
     }
     EXPECT_NEAR(mean / img.rgb.size(), 0.5, 0.002);
 }
+
+// The same for spheres on both sides of the float/double switch of the sphere test (kSphereFloatMaxRadius), near
+// and far from the world origin: the float path must not self-intersect either (every pixel sees the sphere).
+TEST(RenderCpu, SpheresOfFloatAndDoublePathsUnderUniformSkyHaveRadianceAlbedo) {
+    struct Case {
+        vec3 c;
+        float radius;
+    };
+    for (Case k : {Case{vec3(10.0f, 0.2f, -3.0f), 0.2f}, Case{vec3(-4.0f, 1.0f, 0.0f), 1.0f},
+                   Case{vec3(0.0f, -kSphereFloatMaxRadius, 0.0f), kSphereFloatMaxRadius},
+                   Case{vec3(300.0f, 4.0f, 0.0f), 4.0f}, Case{vec3(0.0f, -4.5f, 0.0f), 4.5f}}) {
+        SceneBuilder b;
+        b.sphere(k.c, k.radius, b.lambert(vec3(0.5f)));
+        b.set_background(vec3(1.0f));
+        // from 1.2 radii above the centre, looking down: the sphere fills the 40-degree view
+        b.set_camera(make_camera(k.c + vec3(0, 1.2f * k.radius, 0), k.c, vec3(0, 0, 1), 40.0f, 1.0f));
+        RenderParams rp;
+        rp.width = rp.height = 16;
+        rp.spp = 1024;
+        rp.max_depth = 50;
+        rp.seed = 5;
+        rp.light_sampling = 0;  // BSDF sampling alone: each path's estimate is then exactly the albedo
+        Image img = render_cpu_megakernel(b.build(), rp);
+        double mean = 0;
+        for (size_t i = 0; i < img.rgb.size(); ++i) {
+            // cosine sampling of a Lambert surface under a uniform sky: no noise for a self-hit to hide in
+            ASSERT_NEAR(img.rgb[i], 0.5f, 2e-3f) << "radius " << k.radius << " value " << i;
+            mean += img.rgb[i];
+        }
+        EXPECT_NEAR(mean / img.rgb.size(), 0.5, 5e-4) << "radius " << k.radius;
+    }
+}
