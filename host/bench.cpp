@@ -234,6 +234,8 @@ json run_bench(const BenchOptions& o) {
             jm["sorted_shading"] = last.sorted;
             jm["pipelined"] = o.render.pipelined || o.render.push_compaction;
             jm["push_compaction"] = o.render.push_compaction;
+            jm["graphs"] = be == Backend::Gpu && o.render.graphs && !o.render.pipelined && !o.render.push_compaction &&
+                           m == Mode::Wavefront;
             json kernels = json::array();
             for (const KernelRow& kr : last.kernels) {
                 const std::string& k = kr.name;

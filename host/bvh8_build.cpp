@@ -115,9 +115,41 @@ void build_vtree(Ctx& c) {
     }
 }
 
+// Surface area of box b once quantised to 8 bits per axis in the frame of box f (steps of the power of two that
+// spans f in 255), as a wide node rooted at f would store it.
+float quantised_area(const AABB& b, const AABB& f) {
+    AABB q;
+    for (int a = 0; a < 3; ++a) {
+        float ext = f.hi[a] - f.lo[a];
+        float step = ext > 0.0f ? std::ldexp(1.0f, int(std::ceil(std::log2(ext / 255.0f)))) : 0.0f;
+        q.lo[a] = step > 0.0f ? f.lo[a] + std::floor((b.lo[a] - f.lo[a]) / step) * step : b.lo[a];
+        q.hi[a] = step > 0.0f ? f.lo[a] + std::ceil((b.hi[a] - f.lo[a]) / step) * step : b.hi[a];
+    }
+    return q.area();
+}
+
+// Inner nodes that must stay one child of the wide node above them, never opened into their descendants: those
+// whose box, quantised in their parent's frame, is more than twice its area. Opening them would quantise their
+// descendants, smaller still, in that coarse frame (the RTIOW root: a ground sphere of radius 1000 beside a field
+// of spheres 0.4 high gives steps of 8 units, and every ray entered all seven loose boxes of the field). Kept
+// closed, such a node is a wide node of its own whose frame fits its children.
+std::vector<uint8_t> closed_nodes(const Ctx& c) {
+    std::vector<uint8_t> closed(c.v.size(), 0);
+    for (const VNode& v : c.v) {
+        if (!v.has_children()) continue;
+        for (int k = 0; k < 2; ++k) {
+            const VNode& ch = c.v[size_t(v.child[k])];
+            if (ch.has_children() && quantised_area(ch.box, v.box) > 2.0f * ch.box.area())
+                closed[size_t(v.child[k])] = 1;
+        }
+    }
+    return closed;
+}
+
 // The paper's dynamic program, bottom-up (children have larger indices than their parents).
 void sah_costs(Ctx& c) {
     size_t n = c.v.size();
+    const std::vector<uint8_t> closed = closed_nodes(c);
     c.cost.assign(8 * n, 0.0f);
     c.split.assign(8 * n, 0);
     c.leaf.assign(n, 0);
@@ -152,11 +184,11 @@ void sah_costs(Ctx& c) {
         c.leaf[idx] = leaf_cost <= internal;
         cost[0] = std::min(leaf_cost, internal);
         for (int i = 2; i <= 8; ++i) {
-            if (dist[i] < cost[i - 2]) {
+            if (dist[i] < cost[i - 2] && !closed[idx]) {
                 cost[i - 1] = dist[i];
                 split[i - 1] = dist_k[i];
             } else {
-                cost[i - 1] = cost[i - 2];
+                cost[i - 1] = cost[i - 2];  // (split stays 0: C(n, i - 1)'s roots)
             }
         }
     }

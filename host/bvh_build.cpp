@@ -1,6 +1,9 @@
 #include "host/bvh_build.h"
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
+#include <stdexcept>
 
 namespace wp {
 namespace {
@@ -123,9 +126,386 @@ void build_node(Ctx& c, uint32_t slot, uint32_t b, uint32_t e, int depth) {
         if (inner[k] != kInvalid) build_node(c, inner[k], lo[k], hi[k], depth + 1);
 }
 
+// ---- Spatial splits (SBVH: Stich, Friedrich, Dietrich 2009) ----
+// The builder works on references (a primitive and the box of the part of it the reference stands for) held
+// per node in vectors; leaves append their references to out.order / out.ref_boxes as they are made (depth
+// first, the same node numbering as the object-split builder above).
+namespace sbvh {
+
+struct Ref {
+    AABB box;
+    uint32_t prim;
+};
+
+struct SCtx {
+    const std::vector<AABB>& boxes;
+    const std::vector<std::array<vec3, 3>>* tris;
+    BVHBuildOptions opt;
+    float root_area = 0.0f;
+    size_t refs_total = 0, refs_cap = 0;
+    BVHBuild out;
+};
+
+vec3 centroid(const AABB& b) { return 0.5f * (b.lo + b.hi); }
+
+AABB meet(const AABB& a, const AABB& b) {
+    AABB r;
+    r.lo = glm::max(a.lo, b.lo);
+    r.hi = glm::min(a.hi, b.hi);
+    return r;
+}
+
+AABB join(AABB a, const AABB& b) {
+    a.grow(b);
+    return a;
+}
+
+// Boxes of the parts of reference r on either side of the plane x[axis] = pos (invalid: no part on that side).
+// Triangles: the vertices on each side plus the edges' crossing points (each rounded outward by one ulp on the
+// other axes, so that the box covers the exact crossing), intersected with r's box and the half-space.
+void split_ref(const SCtx& c, const Ref& r, int axis, float pos, AABB& L, AABB& R) {
+    const std::array<vec3, 3>* t = c.tris ? &(*c.tris)[r.prim] : nullptr;
+    AABB bl = r.box, br = r.box;
+    bl.hi[axis] = std::min(bl.hi[axis], pos);
+    br.lo[axis] = std::max(br.lo[axis], pos);
+    if (!t || std::isnan((*t)[0].x)) {
+        L = bl;
+        R = br;
+        return;
+    }
+    L = AABB();
+    R = AABB();
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int i = 0; i < 3; ++i) {
+        vec3 v0 = (*t)[i], v1 = (*t)[(i + 1) % 3];
+        float a0 = v0[axis], a1 = v1[axis];
+        if (a0 <= pos) L.grow(v0);
+        if (a0 >= pos) R.grow(v0);
+        if ((a0 < pos && a1 > pos) || (a0 > pos && a1 < pos)) {
+            double s = (double(pos) - a0) / (double(a1) - double(a0));
+            AABB p;
+            for (int k = 0; k < 3; ++k) {
+                float f = float(double(v0[k]) + s * (double(v1[k]) - double(v0[k])));
+                p.lo[k] = std::nextafter(f, -inf);
+                p.hi[k] = std::nextafter(f, inf);
+            }
+            p.lo[axis] = p.hi[axis] = pos;
+            L.grow(p);
+            R.grow(p);
+        }
+    }
+    L = meet(L, bl);
+    R = meet(R, br);
+}
+
+struct Split {
+    float cost = kInf;
+    int axis = -1;
+    int bin = -1;     // object split: first bin of the right side
+    float pos = 0.0f;  // spatial split: the plane
+    AABB L, R;
+};
+
+// The object-split binning of the builder above, over references (their boxes' centroids).
+Split object_split(const SCtx& c, const std::vector<Ref>& refs, const AABB& cb) {
+    Split best;
+    const int B = c.opt.bins;
+    size_t n = refs.size();
+    for (int axis = 0; axis < 3; ++axis) {
+        float lo = cb.lo[axis], ext = cb.hi[axis] - lo;
+        if (!(ext > 0.0f)) continue;
+        std::vector<AABB> bb(B), left(B);
+        std::vector<uint32_t> cnt(B, 0);
+        float k = B / ext;
+        for (const Ref& r : refs) {
+            int bi = std::min(B - 1, int((centroid(r.box)[axis] - lo) * k));
+            bb[bi].grow(r.box);
+            ++cnt[bi];
+        }
+        std::vector<float> left_cost(B);
+        AABB acc;
+        uint32_t na = 0;
+        for (int i = 0; i < B - 1; ++i) {
+            acc.grow(bb[i]);
+            na += cnt[i];
+            left[i] = acc;
+            left_cost[i] = na ? acc.area() * na : 0.0f;
+        }
+        acc = AABB();
+        na = 0;
+        for (int i = B - 1; i > 0; --i) {
+            acc.grow(bb[i]);
+            na += cnt[i];
+            float cost = left_cost[i - 1] + (na ? acc.area() * na : 0.0f);
+            if (na > 0 && na < n && cost < best.cost) {
+                best.cost = cost;
+                best.axis = axis;
+                best.bin = i;
+                best.L = left[i - 1];
+                best.R = acc;
+            }
+        }
+    }
+    return best;
+}
+
+// Binned spatial split over the node box: each reference is chopped into the bins it spans (enter and exit
+// counts at its first and last non-empty part), then the planes between bins are swept.
+Split spatial_split(const SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
+    Split best;
+    const int B = c.opt.bins;
+    for (int axis = 0; axis < 3; ++axis) {
+        float lo = box.lo[axis], ext = box.hi[axis] - lo;
+        if (!(ext > 0.0f)) continue;
+        std::vector<AABB> bb(B), left(B);
+        std::vector<uint32_t> enter(B, 0), exit(B, 0);
+        float k = B / ext;
+        auto bin_of = [&](float x) { return std::max(0, std::min(B - 1, int((x - lo) * k))); };
+        auto plane = [&](int i) { return lo + ext * float(i) / float(B); };  // between bins i - 1 and i
+        for (const Ref& r : refs) {
+            int f = bin_of(r.box.lo[axis]), l = std::max(f, bin_of(r.box.hi[axis]));
+            int first = -1, last = -1;
+            Ref cur = r;
+            bool rest = true;
+            for (int i = f; i < l; ++i) {
+                AABB pl, pr;
+                split_ref(c, cur, axis, plane(i + 1), pl, pr);
+                if (pl.valid()) {
+                    bb[i].grow(pl);
+                    if (first < 0) first = i;
+                    last = i;
+                }
+                if (!pr.valid()) {
+                    rest = false;
+                    break;
+                }
+                cur.box = pr;
+            }
+            if (rest) {
+                bb[l].grow(cur.box);
+                if (first < 0) first = l;
+                last = l;
+            }
+            if (first < 0) {  // not expected: keep the whole box in its first bin
+                bb[f].grow(r.box);
+                first = last = f;
+            }
+            ++enter[first];
+            ++exit[last];
+        }
+        std::vector<uint32_t> nleft(B);
+        AABB acc;
+        uint32_t na = 0;
+        for (int i = 0; i < B - 1; ++i) {
+            acc.grow(bb[i]);
+            na += enter[i];
+            left[i] = acc;
+            nleft[i] = na;
+        }
+        acc = AABB();
+        na = 0;
+        for (int i = B - 1; i > 0; --i) {
+            acc.grow(bb[i]);
+            na += exit[i];
+            uint32_t nl = nleft[i - 1];
+            if (na == 0 || nl == 0) continue;
+            float cost = left[i - 1].area() * nl + acc.area() * na;
+            if (cost < best.cost) {
+                best.cost = cost;
+                best.axis = axis;
+                best.pos = plane(i);
+                best.L = left[i - 1];
+                best.R = acc;
+            }
+        }
+    }
+    return best;
+}
+
+// Performs spatial split s with reference unsplitting; false (refs untouched) when a side would be empty or the
+// reference budget would be exceeded.
+bool do_spatial(SCtx& c, std::vector<Ref>& refs, const Split& s, std::vector<Ref>& lo, std::vector<Ref>& hi) {
+    struct Straddle {
+        Ref r;
+        AABB l, h;
+    };
+    const int a = s.axis;
+    std::vector<Ref> L, R;
+    std::vector<Straddle> st;
+    AABB lb, rb;
+    for (const Ref& r : refs) {
+        if (r.box.hi[a] <= s.pos) {
+            L.push_back(r);
+            lb.grow(r.box);
+        } else if (r.box.lo[a] >= s.pos) {
+            R.push_back(r);
+            rb.grow(r.box);
+        } else {
+            AABB pl, pr;
+            split_ref(c, r, a, s.pos, pl, pr);
+            if (!pl.valid() && !pr.valid()) pl = r.box;  // not expected
+            if (!pr.valid()) {
+                L.push_back(Ref{pl, r.prim});
+                lb.grow(pl);
+            } else if (!pl.valid()) {
+                R.push_back(Ref{pr, r.prim});
+                rb.grow(pr);
+            } else {
+                st.push_back(Straddle{r, pl, pr});
+            }
+        }
+    }
+    for (const Straddle& x : st) {
+        lb.grow(x.l);
+        rb.grow(x.h);
+    }
+    size_t nl = L.size() + st.size(), nr = R.size() + st.size();
+    for (const Straddle& x : st) {
+        // The paper's unsplitting test: the split reference against all of it on one side.
+        float c_split = lb.area() * float(nl) + rb.area() * float(nr);
+        AABB lu = join(lb, x.r.box), ru = join(rb, x.r.box);
+        float c_left = lu.area() * float(nl) + rb.area() * float(nr - 1);
+        float c_right = lb.area() * float(nl - 1) + ru.area() * float(nr);
+        if (c_left < c_split && c_left <= c_right && nr > 1) {
+            L.push_back(x.r);
+            lb = lu;
+            --nr;
+        } else if (c_right < c_split && nl > 1) {
+            R.push_back(x.r);
+            rb = ru;
+            --nl;
+        } else {
+            L.push_back(Ref{x.l, x.r.prim});
+            R.push_back(Ref{x.h, x.r.prim});
+        }
+    }
+    size_t n = refs.size(), extra = L.size() + R.size() - n;
+    if (L.empty() || R.empty() || c.refs_total + extra > c.refs_cap) return false;
+    c.refs_total += extra;
+    lo = std::move(L);
+    hi = std::move(R);
+    return true;
+}
+
+// Splits refs into lo and hi (both non-empty).
+void partition(SCtx& c, std::vector<Ref>& refs, int depth, std::vector<Ref>& lo, std::vector<Ref>& hi) {
+    AABB box, cb;
+    for (const Ref& r : refs) {
+        box.grow(r.box);
+        cb.grow(centroid(r.box));
+    }
+    const int B = c.opt.bins;
+    if (depth < c.opt.max_depth) {
+        Split os = object_split(c, refs, cb);
+        // Spatial splits need not reduce the reference count, so they stop early enough to leave the object
+        // splits below room to finish under max_depth: depth + 2 log2(n) < max_depth.
+        bool try_spatial = c.refs_total < c.refs_cap && depth + 2 * std::ilogb(double(refs.size())) + 2 < c.opt.max_depth;
+        if (try_spatial && os.axis >= 0) {
+            AABB ov = meet(os.L, os.R);
+            try_spatial = ov.valid() && ov.area() > c.opt.split_alpha * c.root_area;
+        }
+        if (try_spatial) {
+            Split ss = spatial_split(c, refs, box);
+            if (ss.axis >= 0 && ss.cost < os.cost && do_spatial(c, refs, ss, lo, hi)) return;
+        }
+        if (os.axis >= 0) {
+            float l0 = cb.lo[os.axis], k = B / (cb.hi[os.axis] - l0);
+            for (const Ref& r : refs)
+                (std::min(B - 1, int((centroid(r.box)[os.axis] - l0) * k)) < os.bin ? lo : hi).push_back(r);
+            if (!lo.empty() && !hi.empty()) return;
+            lo.clear();
+            hi.clear();
+        }
+    }
+    // Median split on the largest centroid extent (degenerate centroids, or depth limit reached).
+    vec3 ext = cb.hi - cb.lo;
+    int axis = ext.y > ext.x ? 1 : 0;
+    if (ext.z > ext[axis]) axis = 2;
+    size_t m = refs.size() / 2;
+    std::nth_element(refs.begin(), refs.begin() + m, refs.end(),
+                     [&](const Ref& x, const Ref& y) { return centroid(x.box)[axis] < centroid(y.box)[axis]; });
+    lo.assign(refs.begin(), refs.begin() + m);
+    hi.assign(refs.begin() + m, refs.end());
+}
+
+AABB bounds(const std::vector<Ref>& refs) {
+    AABB b;
+    for (const Ref& r : refs) b.grow(r.box);
+    return b;
+}
+
+void emit_leaf(SCtx& c, BVHNode& node, int k, const std::vector<Ref>& refs) {
+    set_child(node, k, bounds(refs), uint32_t(c.out.order.size()), uint32_t(refs.size()));
+    for (const Ref& r : refs) {
+        c.out.order.push_back(r.prim);
+        c.out.ref_boxes.push_back(r.box);
+    }
+}
+
+void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth) {
+    c.out.depth = std::max(c.out.depth, depth + 1);
+    std::vector<Ref> side[2];
+    partition(c, refs, depth, side[0], side[1]);
+    std::vector<Ref>().swap(refs);
+    uint32_t inner[2] = {kInvalid, kInvalid};
+    for (int k = 0; k < 2; ++k) {
+        if (side[k].size() <= c.opt.max_leaf) {
+            emit_leaf(c, c.out.nodes[slot], k, side[k]);
+        } else {
+            inner[k] = uint32_t(c.out.nodes.size());
+            c.out.nodes.push_back(BVHNode{});
+            set_child(c.out.nodes[slot], k, bounds(side[k]), inner[k], 0);
+        }
+    }
+    for (int k = 0; k < 2; ++k)
+        if (inner[k] != kInvalid) build_node(c, inner[k], side[k], depth + 1);
+}
+
+BVHBuild build(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
+               const std::vector<std::array<vec3, 3>>* tris) {
+    if (tris && tris->size() != boxes.size()) throw std::invalid_argument("build_bvh: triangles and boxes differ in count");
+    SCtx c{boxes, tris, opt};
+    size_t n = boxes.size();
+    if (n == 0) return c.out;
+    std::vector<Ref> refs(n);
+    AABB root;
+    for (size_t i = 0; i < n; ++i) {
+        refs[i] = Ref{boxes[i], uint32_t(i)};
+        root.grow(boxes[i]);
+    }
+    c.root_area = root.area();
+    c.refs_total = n;
+    c.refs_cap = size_t(std::max(1.0, double(opt.split_max_growth)) * double(n));
+    c.out.order.reserve(n);
+    c.out.ref_boxes.reserve(n);
+    c.out.nodes.push_back(BVHNode{});
+    if (n <= opt.max_leaf) {  // as the object-split builder: both child slots name the one leaf
+        c.out.depth = 1;
+        emit_leaf(c, c.out.nodes[0], 0, refs);
+        set_child(c.out.nodes[0], 1, bounds(refs), 0, uint32_t(n));
+        return c.out;
+    }
+    build_node(c, 0, refs, 0);
+    return c.out;
+}
+
+}  // namespace sbvh
+
 }  // namespace
 
+std::array<vec3, 3> kNotATriangle() {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    return {vec3(nan), vec3(nan), vec3(nan)};
+}
+
+BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
+                   const std::vector<std::array<vec3, 3>>* triangles) {
+    if (opt.spatial_splits) return sbvh::build(boxes, opt, triangles);
+    return build_bvh(boxes, opt);
+}
+
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
+    if (opt.spatial_splits) return sbvh::build(boxes, opt, nullptr);
     Ctx c{boxes, {}, opt, {}};
     uint32_t n = uint32_t(boxes.size());
     c.out.order.resize(n);

@@ -1,6 +1,7 @@
 // Binned SAH BVH builder (host). Produces the two-child node layout of kernels/scene_view.h and the
 // leaf-order permutation of the primitives.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 #include "kernels/scene_view.h"
@@ -32,14 +33,36 @@ struct BVHBuildOptions {
     uint32_t max_leaf = 2;
     float traversal_cost = 1.0f;      // relative to one primitive test
     int max_depth = kBVHStackSize - 4;  // deeper subtrees fall back to median splits
+    // Spatial splits (SBVH, Stich, Friedrich and Dietrich 2009). Off: the plain binned object-split builder
+    // above, unchanged. On: each node also tries a binned spatial split (opt.bins planes per axis) when the
+    // best object split's children overlap by more than split_alpha * the root's surface area, followed by
+    // reference unsplitting; primitives may then be referenced by several leaf slots (order has duplicates).
+    bool spatial_splits = false;
+    float split_alpha = 1e-5f;
+    // Cap on references: no spatial split is taken once the references would exceed split_max_growth * the
+    // input count (the budget is spent depth-first, as it comes).
+    float split_max_growth = 2.0f;
 };
 
 struct BVHBuild {
     std::vector<BVHNode> nodes;
     std::vector<uint32_t> order;  // order[leaf position] = input primitive index
     int depth = 0;                // longest root-to-leaf path in nodes
+    // With spatial splits only (else empty): ref_boxes[leaf position] = the box of that reference, i.e. the
+    // primitive's box clipped to the part of it this leaf slot stands for (a sub-box of boxes[order[j]]).
+    std::vector<AABB> ref_boxes;
 };
 
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt = {});
+
+// With opt.spatial_splits, triangles (optional: nullptr, or one entry per box) lets spatial splits clip
+// primitive i exactly: its triangle's polygon is chopped by each split plane and each part's box is
+// intersected with the reference's current box. An entry whose first vertex has a NaN x (kNotATriangle()),
+// and every primitive when triangles is nullptr, is split by its box alone (both halves keep the box's
+// extent on the other axes: correct for any shape, just less tight). Without spatial splits the triangles
+// are ignored and the result equals build_bvh(boxes, opt).
+BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
+                   const std::vector<std::array<vec3, 3>>* triangles);
+std::array<vec3, 3> kNotATriangle();
 
 }  // namespace wp

@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
     render->add_option("--capacity", capacity, "wavefront paths in flight (default: GPU 4M within free memory, CPU 64K)")
         ->check(CLI::PositiveNumber);
     render->add_flag("--sort-materials", sort, "wavefront: shade in material order (CUB radix sort)");
-    bool pipelined = false, push = false;
+    bool pipelined = false, push = false, graphs = false;
+    render->add_flag("--graphs", graphs, "GPU wavefront: each iteration's launches as one CUDA graph (slower: LOG.md 11)");
     render->add_flag("--push-compaction", push, "wavefront: shade appends live paths to the next queue (no CUB select)");
     render->add_flag("--pipelined", pipelined, "GPU wavefront: counts on the device, no host round trip per iteration");
     render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
     bench->add_flag("--pipelined", bo.render.pipelined, "GPU wavefront: no host round trip per iteration");
     bench->add_flag("--push-compaction", bo.render.push_compaction, "wavefront: compaction by push in shade");
     bool no_kt = false;
+    bench->add_flag("--graphs", bo.render.graphs, "GPU wavefront: each iteration's launches as one CUDA graph");
     bench->add_flag("--no-kernel-timing", no_kt, "GPU: no per-kernel events (frame time only)");
     bench->add_option("--threads", bo.render.threads, "CPU threads")->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
@@ -232,6 +234,7 @@ int main(int argc, char** argv) {
             opt.sort_materials = sort;
             opt.pipelined = pipelined;
             opt.push_compaction = push;
+            opt.graphs = graphs;
             opt.cancel = &g_cancel;
             std::vector<Image> images;
             std::vector<RenderStats> all;

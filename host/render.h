@@ -43,6 +43,10 @@ struct RenderOptions {
     bool push_compaction = false;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
     bool kernel_timing = true;
+    // GPU wavefront, synchronised schedule: each iteration's launch sequence is captured as a CUDA graph and
+    // launched with one call; off by default: the capture and update cost the host more than the launches they
+    // replace (4-8% slower frames, profiling/LOG.md entry 11)
+    bool graphs = false;
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the
@@ -72,6 +76,7 @@ struct IterationStat {
 };
 struct RenderStats {
     std::string backend, device;
+    uint32_t graph_instantiations = 0;  // GPU wavefront with graphs: executable graphs built (the rest were updates)
     Mode mode = Mode::Megakernel;
     double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
     uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;

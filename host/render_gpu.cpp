@@ -123,6 +123,51 @@ struct Event {
     ~Event() { cudaEventDestroy(e); }
 };
 
+// One wavefront iteration's launch sequence as a CUDA graph: captured from the stream each iteration (the same
+// Launcher calls, so NVTX ranges, checks and per-kernel events are unchanged), applied to the executable graph with
+// cudaGraphExecUpdate (grid sizes change every iteration, the topology only when a stage is skipped, which
+// instantiates afresh), and launched with one call. The GPU then runs the dependent kernels back to back
+// instead of paying each launch's latency. Off: begin and launch do nothing and the kernels go to the stream.
+class IterationGraph {
+public:
+    explicit IterationGraph(bool on) : on_(on) {}
+    IterationGraph(const IterationGraph&) = delete;
+    ~IterationGraph() {
+        if (exec_) cudaGraphExecDestroy(exec_);
+    }
+    void begin(cudaStream_t s) {
+        if (on_) WP_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    }
+    void launch(cudaStream_t s) {
+        if (!on_) return;
+        cudaGraph_t g = nullptr;
+        WP_CUDA(cudaStreamEndCapture(s, &g));
+        struct Free {
+            cudaGraph_t g;
+            ~Free() { cudaGraphDestroy(g); }
+        } free_graph{g};
+        if (exec_) {
+            cudaGraphExecUpdateResultInfo info;
+            if (cudaGraphExecUpdate(exec_, g, &info) != cudaSuccess) {  // topology changed: instantiate afresh
+                cudaGetLastError();
+                WP_CUDA(cudaGraphExecDestroy(exec_));
+                exec_ = nullptr;
+            }
+        }
+        if (!exec_) {
+            WP_CUDA(cudaGraphInstantiate(&exec_, g, 0));
+            ++instantiations_;
+        }
+        WP_CUDA(cudaGraphLaunch(exec_, s));
+    }
+    uint32_t instantiations() const { return instantiations_; }
+
+private:
+    bool on_;
+    cudaGraphExec_t exec_ = nullptr;
+    uint32_t instantiations_ = 0;
+};
+
 // Device bytes per wavefront path slot: two path queues, hits, shadow rays, flags, selection, sort keys.
 size_t wavefront_bytes_per_path(const RenderOptions& opt) {
     return 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem + 1 /*alive*/ +
@@ -288,6 +333,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     int cur = 0;
     uint64_t next = 0;
     if (!opt.pipelined && !opt.push_compaction) {  // the default: one host round trip per iteration
+        IterationGraph graph(opt.graphs);
         uint32_t live = 0;
         while (live > 0 || next < total) {
             q.paths = paths[cur];
@@ -296,6 +342,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
             it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
             if (live + it.generated == 0) break;
             NvtxRange bounce_range("bounce");
+            graph.begin(L.stream());
             launch_generate(L, s, rp, q, live, next, it.generated);
             next += it.generated;
             uint32_t n = live + it.generated;
@@ -313,6 +360,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
             cur = 1 - cur;
             WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                     L.stream()));
+            graph.launch(L.stream());
             WP_CUDA(cudaStreamSynchronize(L.stream()));
             L.collect();
             live = h_counters[kLiveCount];
@@ -323,6 +371,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
             st.shadow_rays += it.shadow;
             if (opt.progress) opt.progress(next - live, total);
         }
+        st.graph_instantiations = graph.instantiations();
     } else {
         next = pipelined_iterations(s, rp, film, opt, A, L, st, q, paths, cap, total, temp, sort_bytes, select_bytes,
                                     keys_sorted, order, selected);

@@ -1,6 +1,7 @@
 #include "host/scene_build.h"
 #include "host/mesh_obj.h"
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cmath>
 #include <stdexcept>
@@ -168,25 +169,43 @@ SceneData SceneBuilder::build() {
             if (p.type == ShapeType::Quad) b.grow(p.a + p.b + p.c);
         }
     }
-    // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF.
+    // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF, WP_BVH_SPLITS.
     BVHBuildOptions bo;
     // Leaves of up to 2 pay on large meshes (Sponza -14%, dragon -11%) but cost small scenes a level of nodes
     // (the 18-primitive Cornell box +13%): up to 4 below 1024 primitives (profiling/LOG.md entry 8).
     if (boxes.size() < 1024) bo.max_leaf = 4;
     // Tree width: 8 (the compressed wide BVH of Ylitie et al. 2017, collapsed from the binary tree) or 2.
-    int width = kDefaultBVHWidth;
-    if (const char* e = std::getenv("WP_BVH_WIDTH")) width = std::atoi(e) == 2 ? 2 : 8;
+    const int width = configured_bvh_width();
     // The wide tree is best collapsed from binary leaves of 1: its SAH collapse regroups them into leaves of up
     // to 3 itself (Cornell 19.1 -> 17.1 ms, RTIOW and the dragon 1-5% faster, Sponza equal: LOG.md entry 9).
     if (width == 8) bo.max_leaf = 1;
     if (const char* e = std::getenv("WP_BVH_BINS")) bo.bins = std::max(2, std::min(256, std::atoi(e)));
     if (const char* e = std::getenv("WP_BVH_MAX_LEAF")) bo.max_leaf = uint32_t(std::max(1, std::min(16, std::atoi(e))));
-    BVHBuild bvh = build_bvh(boxes, bo);
+    // Spatial splits (SBVH; WP_BVH_SPLITS=0 turns them off): Sponza's wavefront 22% faster, its first-hit and
+    // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
+    // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in
+    // several leaf slots (bvh.order has duplicates).
+    std::vector<std::array<vec3, 3>> tris;
+    bo.spatial_splits = true;
+    if (const char* e = std::getenv("WP_BVH_SPLITS")) bo.spatial_splits = std::atoi(e) != 0;
+    if (bo.spatial_splits) {
+        tris.resize(prims_.size());
+        for (size_t i = 0; i < prims_.size(); ++i) {
+            const Prim& p = prims_[i];
+            tris[i] = p.type == ShapeType::Triangle ? std::array<vec3, 3>{p.a, p.a + p.b, p.a + p.c} : kNotATriangle();
+        }
+    }
+    BVHBuild bvh = build_bvh(boxes, bo, bo.spatial_splits ? &tris : nullptr);
+    std::vector<std::array<vec3, 3>>().swap(tris);
     if (bvh.depth >= kBVHStackSize) throw std::runtime_error("BVH deeper than the traversal stack");
     d.bvh_depth = bvh.depth;
+    d.num_primitives = uint32_t(prims_.size());
+    const size_t slots = bvh.order.size();  // leaf slots: prims_.size(), or more with spatial splits
     if (width == 8 && !bvh.nodes.empty()) {
-        std::vector<AABB> leaf_boxes(prims_.size());
-        for (size_t j = 0; j < prims_.size(); ++j) leaf_boxes[j] = boxes[bvh.order[j]];
+        // Each slot's box: the reference's clipped box when the builder made one (spatial splits), else the
+        // primitive's box.
+        std::vector<AABB> leaf_boxes(slots);
+        for (size_t j = 0; j < slots; ++j) leaf_boxes[j] = bvh.ref_boxes.empty() ? boxes[bvh.order[j]] : bvh.ref_boxes[j];
         BVH8BuildOptions o8;  // experiment knobs (profiling/bvh_width.sh): WP_BVH8_COLLAPSE=greedy, WP_BVH8_PRIM_COST
         if (const char* e = std::getenv("WP_BVH8_COLLAPSE")) o8.sah_collapse = std::string(e) != "greedy";
         if (const char* e = std::getenv("WP_BVH8_PRIM_COST")) o8.prim_cost = std::max(0.01f, float(std::atof(e)));
@@ -198,11 +217,26 @@ SceneData SceneBuilder::build() {
     } else {
         d.nodes = std::move(bvh.nodes);
     }
-    d.geom.resize(3 * prims_.size());
-    d.info.resize(prims_.size());
+    // One record per leaf slot. A primitive in several slots (spatial splits) gets its geometry and info in each,
+    // but one light (created at its first slot; Light::prim names that slot) and one attribute record set.
+    d.geom.resize(3 * slots);
+    d.info.resize(slots);
     std::vector<float> power;
-    for (size_t j = 0; j < prims_.size(); ++j) {
-        const Prim& p = prims_[bvh.order[j]];
+    std::vector<uint32_t> light_of, attr_of;  // per input primitive, only when there are duplicates
+    if (slots != prims_.size()) {
+        light_of.assign(prims_.size(), kInvalid);
+        attr_of.assign(prims_.size(), kInvalid);
+    }
+    for (size_t j = 0; j < slots; ++j) {
+        const uint32_t pi = bvh.order[j];
+        const Prim& p = prims_[pi];
+        if (!light_of.empty() && (light_of[pi] != kInvalid || attr_of[pi] != kInvalid)) {  // seen before
+            d.geom[3 * j] = F4{p.a.x, p.a.y, p.a.z, bits_float(uint32_t(p.type))};
+            d.geom[3 * j + 1] = F4{p.b.x, p.b.y, p.b.z, 0.0f};
+            d.geom[3 * j + 2] = F4{p.c.x, p.c.y, p.c.z, 0.0f};
+            d.info[j] = U4{uint32_t(p.type), p.mat.bits, light_of[pi], attr_of[pi]};
+            continue;
+        }
         d.geom[3 * j] = F4{p.a.x, p.a.y, p.a.z, bits_float(uint32_t(p.type))};
         d.geom[3 * j + 1] = F4{p.b.x, p.b.y, p.b.z, 0.0f};
         d.geom[3 * j + 2] = F4{p.c.x, p.c.y, p.c.z, 0.0f};
@@ -224,6 +258,10 @@ SceneData SceneBuilder::build() {
             d.attr.push_back(F4{t.uv[0].y, t.uv[1].y, t.uv[2].y, t.has_normals ? 1.0f : 0.0f});
         }
         d.info[j] = U4{uint32_t(p.type), p.mat.bits, light, w};
+        if (!light_of.empty() && (light != kInvalid || w != kInvalid)) {
+            light_of[pi] = light;
+            attr_of[pi] = w;
+        }
     }
     double total = 0;
     for (float w : power) total += w;

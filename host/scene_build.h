@@ -28,6 +28,9 @@ struct SceneData {
     std::vector<TexInfo> textures;
     CameraData camera{};
     int bvh_depth = 0;
+    // Primitives given to the builder. info.size() (leaf slots) may be larger: spatial splits reference a
+    // primitive from several leaves.
+    uint32_t num_primitives = 0;
     SceneView view() const;  // host pointers
 };
 

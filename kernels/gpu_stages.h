@@ -16,6 +16,17 @@ constexpr unsigned kStageBlock = 128;
 #else
 #define WP_TRAVERSAL_BOUNDS
 #endif
+// The same for shade and the megakernel (-DWAVEPATH_SHADE_MIN_BLOCKS, -DWAVEPATH_MEGAKERNEL_MIN_BLOCKS).
+#if defined(WP_SHADE_MIN_BLOCKS) && WP_SHADE_MIN_BLOCKS > 0
+#define WP_SHADE_BOUNDS __launch_bounds__(kStageBlock, WP_SHADE_MIN_BLOCKS)
+#else
+#define WP_SHADE_BOUNDS
+#endif
+#if defined(WP_MEGAKERNEL_MIN_BLOCKS) && WP_MEGAKERNEL_MIN_BLOCKS > 0
+#define WP_MEGAKERNEL_BOUNDS __launch_bounds__(kStageBlock, WP_MEGAKERNEL_MIN_BLOCKS)
+#else
+#define WP_MEGAKERNEL_BOUNDS
+#endif
 inline unsigned blocks_for(uint64_t n, unsigned block = kStageBlock) { return unsigned((n + block - 1) / block); }
 
 // megakernel: whole paths of global samples [begin, end); adds (extension, shadow) ray counts to rays[0..1].

@@ -5,7 +5,7 @@ namespace wp {
 
 // W: the tree width compiled in (2 or 8); the launcher picks the scene's.
 template <int W>
-__global__ void megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin, uint64_t end,
+__global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin, uint64_t end,
                            unsigned long long* rays) {
     uint64_t ext = 0, shadow = 0;
     for (uint64_t i = begin + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end;

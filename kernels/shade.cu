@@ -5,7 +5,7 @@
 
 namespace wp {
 
-__global__ void shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
+__global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
     if (i < m)

@@ -130,7 +130,7 @@ const Imported& helmet() {
 TEST(Gltf, DamagedHelmetGeometryMaterialTextures) {
     const Imported& h = helmet();
     EXPECT_EQ(h.gi.triangles, 15452u);
-    EXPECT_EQ(h.sd.info.size(), 15452u);
+    EXPECT_EQ(h.sd.num_primitives, 15452u);
     EXPECT_EQ(h.gi.materials, 1u);
     EXPECT_FALSE(h.gi.has_camera);
     // the node's rotation of +90 degrees about x maps the accessor's (x, y, z) bounds to (x, -z, y)
@@ -162,7 +162,7 @@ TEST(Gltf, DamagedHelmetGeometryMaterialTextures) {
 
 TEST(Gltf, DamagedHelmetAsSceneFileRendersOnCpu) {
     LoadedScene ls = load_scene_json(helmet_path());  // dispatched by extension to load_gltf_scene
-    EXPECT_EQ(ls.data.info.size(), 15452u);
+    EXPECT_EQ(ls.data.num_primitives, 15452u);
     EXPECT_NEAR(ls.data.camera.forward.z, -1.0f, 1e-6f);  // framing the bounds from +z
     EXPECT_EQ(ls.params.width, 512u);
     RenderParams rp = ls.params;
@@ -417,7 +417,7 @@ TEST(Gltf, NativeSceneObjectWithTransform) {
     std::string scene = R"({"camera": {"position": [0,0,5], "target": [0,0,0]}, "background": [1,1,1],
       "objects": [{"type": "gltf", "file": ")" + g + R"(", "transform": {"matrix": [1,0,0,10, 0,1,0,0, 0,0,1,0, 0,0,0,1]}}]})";
     LoadedScene ls = load_scene_json(write_tmp("native-scene.json", scene));
-    ASSERT_EQ(ls.data.info.size(), 1u);
+    ASSERT_EQ(ls.data.num_primitives, 1u);
     std::vector<vec3> t = triangle0(ls.data);
     expect_near(t[0], vec3(10, 0, 1), 1e-6f, "v0");
     expect_near(t[1], vec3(11, 0, 1), 1e-6f, "v1");
@@ -425,6 +425,6 @@ TEST(Gltf, NativeSceneObjectWithTransform) {
     EXPECT_EQ(ls.data.principled.size(), 1u);  // the glTF default material
     // the repository's benchmark scenes load
     LoadedScene helm = load_scene_json(wp_test::source_dir() + "/scenes/helmet.json");
-    EXPECT_EQ(helm.data.info.size(), 15452u);
+    EXPECT_EQ(helm.data.num_primitives, 15452u);
     for (const std::string& w : helm.warnings) EXPECT_NE(w.find("helmet.json"), std::string::npos) << w;
 }

@@ -363,6 +363,29 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         std::printf("sorted %d: pipelined %.2f ms, synchronised %.2f ms, %zu iterations\n", int(sorted), sa.render_ms,
                     sb.render_ms, sa.iterations.size());
     }
+    {  // one CUDA graph per iteration against kernels launched one by one: same image, rays and kernel table
+        RenderOptions a, b;
+        a.capacity = b.capacity = 50000;
+        a.graphs = true;
+        RenderStats sa, sb;
+        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
+        EXPECT_TRUE(x.rgb == y.rgb) << "graphs";
+        EXPECT_EQ(sa.extension_rays, sb.extension_rays);
+        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
+        ASSERT_GT(sa.iterations.size(), 4u);
+        // updated in place from iteration to iteration; rebuilt only where a stage drops out (generation ends)
+        EXPECT_GE(sa.graph_instantiations, 1u);
+        EXPECT_LE(sa.graph_instantiations, 3u);
+        EXPECT_EQ(sb.graph_instantiations, 0u);
+        ASSERT_EQ(sa.kernels.size(), sb.kernels.size());
+        for (size_t k = 0; k < sa.kernels.size(); ++k) {  // kernels inside graphs are timed by event nodes
+            EXPECT_EQ(sa.kernels[k].name, sb.kernels[k].name);
+            EXPECT_EQ(sa.kernels[k].launches, sb.kernels[k].launches) << sa.kernels[k].name;
+            if (sa.kernels[k].name == "extend" || sa.kernels[k].name == "shade") EXPECT_GT(sa.kernels[k].ms, 0.0);
+        }
+        std::printf("graphs: %.2f ms (%u instantiations), kernel by kernel: %.2f ms, %zu iterations\n", sa.render_ms,
+                    sa.graph_instantiations, sb.render_ms, sa.iterations.size());
+    }
     {  // compaction by push
         RenderOptions a, b;
         a.capacity = b.capacity = 50000;

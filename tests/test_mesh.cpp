@@ -133,7 +133,7 @@ TEST(Mesh, ErrorsNameTheFileAndTheProblem) {
     expect_scene_error(R"({"type": "sphere", "material": "from_file"})", "/objects/0/material", "only for meshes");
     // a good mesh scene: relative path, MTL materials
     LoadedScene ls = load_scene_json(scene(R"({"type": "mesh", "material": "from_file", "file": "cube.obj"})"));
-    EXPECT_EQ(ls.data.info.size(), 12u);
+    EXPECT_EQ(ls.data.num_primitives, 12u);
     ASSERT_EQ(ls.data.lambert.size(), 3u);  // "m" and the two MTL materials
     EXPECT_NEAR(ls.data.lambert[1].albedo.x, 0.8f, 1e-6f);
     EXPECT_NEAR(ls.data.lambert[2].albedo.z, 0.9f, 1e-6f);

@@ -438,7 +438,7 @@ TEST(Ply, MutatedFilesGiveMeshesOrMeshErrors) {
 
 TEST(Ply, DragonSceneLoadsAndRenders) {
     LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/dragon.json");
-    EXPECT_EQ(ls.data.info.size(), 5u * 100000u + 2u);  // five dragons, the floor quad and the lamp sphere
+    EXPECT_EQ(ls.data.num_primitives, 5u * 100000u + 2u);  // five dragons, the floor quad and the lamp sphere
     EXPECT_EQ(ls.data.lights.size(), 1u);  // the lamp (the sky is the environment)
     EXPECT_EQ(ls.params.width, 1280u);
     EXPECT_EQ(ls.params.height, 720u);

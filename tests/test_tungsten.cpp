@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <glm/gtc/matrix_transform.hpp>
 #include "host/render.h"
 #include "host/scene_json.h"
@@ -70,9 +71,16 @@ void expect_mesh_error(const std::string& path, const std::string& what) {
 struct Counts {
     size_t tris = 0, quads = 0, spheres = 0;
 };
+// Primitives by shape; a primitive that spatial splits put in several leaf slots (identical records) counts once.
 Counts count(const SceneData& d) {
     Counts c;
-    for (const U4& i : d.info) {
+    std::set<std::vector<uint32_t>> seen;
+    for (size_t j = 0; j < d.info.size(); ++j) {
+        const U4& i = d.info[j];
+        std::vector<uint32_t> key(13);
+        std::memcpy(key.data(), &d.geom[3 * j], 48);
+        key[12] = i.y;
+        if (!seen.insert(key).second) continue;
         if (i.x == uint32_t(ShapeType::Triangle)) ++c.tris;
         if (i.x == uint32_t(ShapeType::Quad)) ++c.quads;
         if (i.x == uint32_t(ShapeType::Sphere)) ++c.spheres;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# End-of-session check of the committed defaults (profiling/LOG.md "Where the targets stand"): GPU tests, `wavepath
+# bench` over the benchmark set for both tree widths, and compute-sanitizer memcheck on Sponza (spatial splits)
+# and the sphere field in both schedules. JSON and logs under $OUT.   bash profiling/final_check.sh
+set -u
+cd "$(dirname "$0")/.."
+export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
+B=.devcarry
+O=${OUT:-/tmp/wp-out}
+mkdir -p "$O"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
+echo "== GPU tests (defaults)"
+timeout 200 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"
+grep -E "^\[  (PASSED|FAILED)|FAILED \]|Failure|graphs:|regs" "$O/gpu_tests.log" | head -24
+summ() { awk '/^scenes/{s=$1} /^  (wavefront|megakernel)  /{print s, $0} /ray cast only/{print s, $0}' "$1"; }
+for w in 2 8; do
+  echo "== bench, BVH width $w"
+  WP_BVH_WIDTH=$w timeout 250 $B/wavepath bench --backend gpu --repeat 3 --json "$O/bench-w$w.json" > "$O/bench-w$w.txt" 2>&1
+  echo "rc=$?"; summ "$O/bench-w$w.txt"
+done
+grep -E "^scenes|^    (generate|extend|shade|shadow|compact|compact_select|megakernel) " "$O/bench-w2.txt"
+for sc in sponza rtiow; do
+  for w in 2 8; do
+    echo "== memcheck $sc, width $w, both schedules"
+    WP_BVH_WIDTH=$w timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/$sc.json \
+      --backend gpu --mode both --width 128 --height 96 --spp 2 -o /tmp/san.exr > "$O/memcheck-$sc-$w.log" 2>&1
+    echo "memcheck rc=$?"; grep -E "^=========" "$O/memcheck-$sc-$w.log" | head -12
+  done
+done
