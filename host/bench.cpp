@@ -231,6 +231,10 @@ json run_bench(const BenchOptions& o) {
             jm["shadow_mrays_per_s"] = t > 0 ? double(last.shadow_rays) / t / 1e3 : 0.0;
             jm["peak_device_bytes"] = last.device_bytes;
             jm["queue_capacity"] = last.capacity;
+            jm["drain_below"] = m == Mode::Wavefront ? o.render.drain_below : 0u;
+            jm["drained_paths"] = last.drained;
+            jm["l2_persist"] = be == Backend::Gpu && o.render.l2_persist;
+            jm["iterations"] = last.iterations.size();
             jm["sorted_shading"] = last.sorted;
             jm["pipelined"] = o.render.pipelined || o.render.push_compaction;
             jm["push_compaction"] = o.render.push_compaction;

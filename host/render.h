@@ -35,6 +35,14 @@ struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
+    // Wavefront tail: once every camera path is generated and at most this many paths are live, each is run to its
+    // end by one thread (the drain kernel: the megakernel's loop over the same stage functions) instead of one
+    // launch sequence per bounce. 0: never. Synchronised schedule only (not with pipelined or push).
+    uint32_t drain_below = kDefaultDrainBelow;
+    static constexpr uint32_t kDefaultDrainBelow = 1u << 16;
+    // GPU: keep the BVH nodes resident in L2 (an access policy window over the node array, persisting set-aside
+    // sized to it)
+    bool l2_persist = false;
     // GPU wavefront: keep the iteration counts on the device and launch over bounds, no host round trip per
     // iteration (profiling/LOG.md entry 2: no faster by itself); implied by push_compaction
     bool pipelined = false;
@@ -81,6 +89,7 @@ struct RenderStats {
     double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
     uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;
     uint32_t capacity = 0;  // wavefront queue capacity
+    uint64_t drained = 0;   // wavefront: paths finished by the drain (the tail), 0 when it did not run
     bool sorted = false;
     std::vector<KernelRow> kernels;           // first-launch order
     std::vector<IterationStat> iterations;    // wavefront

@@ -150,6 +150,22 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
         q.paths = paths[cur];
         IterationStat it;
         if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
+        if (next >= total && live > 0 && live <= opt.drain_below) {  // the tail: each path to its end at once
+            std::atomic<uint64_t> ext{0}, shadow{0};
+            timer.run("drain", [&] {
+                parallel_for(live, threads, [&](uint64_t i) {
+                    uint64_t r = stage::drain(s, rp, fv, q, uint32_t(i));
+                    ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
+                    shadow.fetch_add(r >> 32, std::memory_order_relaxed);
+                }, 16);
+            });
+            st.drained = live;
+            st.extension_rays += ext;
+            st.shadow_rays += shadow;
+            live = 0;
+            if (opt.progress) opt.progress(next, total);
+            break;
+        }
         it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
         uint32_t base = live;
         uint64_t first = next;

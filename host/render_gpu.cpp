@@ -117,6 +117,45 @@ struct Stream {
     Stream() { WP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
     ~Stream() { cudaStreamDestroy(s); }
 };
+// L2 persistence for the tree (RenderOptions::l2_persist): an access policy window over the node array on the
+// render's stream, with the persisting L2 set-aside sized to it (capped at the device's maximum). The set-aside is a
+// limit of this process's context; the destructor resets the persisting lines and gives the set-aside back.
+class L2Window {
+public:
+    L2Window(bool on, cudaStream_t s, const void* base, size_t bytes) : s_(s) {
+        if (!on || !base || bytes == 0) return;
+        int dev = 0, max_persist = 0, max_window = 0;
+        WP_CUDA(cudaGetDevice(&dev));
+        WP_CUDA(cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, dev));
+        WP_CUDA(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, dev));
+        if (max_persist <= 0 || max_window <= 0) return;  // no persisting L2 on this device
+        size_t window = std::min(bytes, size_t(max_window));
+        size_t setaside = std::min(window, size_t(max_persist));
+        WP_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, setaside));
+        cudaStreamAttrValue v{};
+        v.accessPolicyWindow.base_ptr = const_cast<void*>(base);
+        v.accessPolicyWindow.num_bytes = window;
+        v.accessPolicyWindow.hitRatio = float(double(setaside) / double(window));
+        v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+        v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+        WP_CUDA(cudaStreamSetAttribute(s_, cudaStreamAttributeAccessPolicyWindow, &v));
+        on_ = true;
+    }
+    L2Window(const L2Window&) = delete;
+    ~L2Window() {
+        if (!on_) return;
+        cudaStreamAttrValue v{};
+        v.accessPolicyWindow.num_bytes = 0;
+        cudaStreamSetAttribute(s_, cudaStreamAttributeAccessPolicyWindow, &v);
+        cudaCtxResetPersistingL2Cache();
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    }
+
+private:
+    cudaStream_t s_;
+    bool on_ = false;
+};
+
 struct Event {
     cudaEvent_t e = nullptr;
     Event() { WP_CUDA(cudaEventCreate(&e)); }
@@ -335,10 +374,26 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     if (!opt.pipelined && !opt.push_compaction) {  // the default: one host round trip per iteration
         IterationGraph graph(opt.graphs);
         uint32_t live = 0;
+        unsigned long long* d_rays = A.alloc<unsigned long long>(2);  // the drain's ray counts
         while (live > 0 || next < total) {
             q.paths = paths[cur];
             IterationStat it;
             if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
+            if (next >= total && live > 0 && live <= opt.drain_below) {  // the tail: each path to its end at once
+                NvtxRange drain_range("drain");
+                WP_CUDA(cudaMemsetAsync(d_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
+                launch_drain(L, s, rp, film, q, live, d_rays);
+                unsigned long long h[2];
+                WP_CUDA(cudaMemcpyAsync(h, d_rays, sizeof(h), cudaMemcpyDeviceToHost, L.stream()));
+                WP_CUDA(cudaStreamSynchronize(L.stream()));
+                L.collect();
+                st.drained = live;
+                st.extension_rays += h[0];
+                st.shadow_rays += h[1];
+                live = 0;
+                if (opt.progress) opt.progress(next, total);
+                break;
+            }
             it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
             if (live + it.generated == 0) break;
             NvtxRange bounce_range("bounce");
@@ -414,6 +469,8 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
     Stream stream;
     Image img;
     {
+        L2Window l2(opt.l2_persist, stream.s, s.nodes8 ? static_cast<const void*>(s.nodes8) : s.nodes,
+                    s.nodes8 ? sd.nodes8.size() * sizeof(BVH8Node) : sd.nodes.size() * sizeof(BVHNode));
         Launcher L(stream.s, opt.kernel_timing);
         Event t0, t1;
         WP_CUDA(cudaDeviceSynchronize());
@@ -443,6 +500,8 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const Rend
     DeviceArena A;
     SceneView s = upload_scene(sd, A);
     Stream stream;
+    L2Window l2(opt.l2_persist, stream.s, s.nodes8 ? static_cast<const void*>(s.nodes8) : s.nodes,
+                s.nodes8 ? sd.nodes8.size() * sizeof(BVH8Node) : sd.nodes.size() * sizeof(BVHNode));
     Launcher L(stream.s);
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     uint64_t cap = std::min<uint64_t>(opt.capacity ? opt.capacity : (1u << 22), std::max<uint64_t>(total, 1));
@@ -486,7 +545,7 @@ std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width) {
     if (!gpu_available()) return {};
     return {attr_megakernel(bvh_width), attr_generate(), attr_extend(bvh_width), attr_shade(), attr_shadow(bvh_width),
             attr_compact(),
-            attr_diffuse_bounce()};
+            attr_diffuse_bounce(), attr_drain(bvh_width)};
 }
 
 }  // namespace wp

@@ -176,18 +176,21 @@ SceneData SceneBuilder::build() {
     if (boxes.size() < 1024) bo.max_leaf = 4;
     // Tree width: 8 (the compressed wide BVH of Ylitie et al. 2017, collapsed from the binary tree) or 2.
     const int width = configured_bvh_width();
+    // Spatial splits (see below) are on unless WP_BVH_SPLITS=0.
+    bo.spatial_splits = true;
+    if (const char* e = std::getenv("WP_BVH_SPLITS")) bo.spatial_splits = std::atoi(e) != 0;
     // The wide tree is best collapsed from binary leaves of 1: its SAH collapse regroups them into leaves of up
-    // to 3 itself (Cornell 19.1 -> 17.1 ms, RTIOW and the dragon 1-5% faster, Sponza equal: LOG.md entry 9).
-    if (width == 8) bo.max_leaf = 1;
+    // to 3 itself (Cornell 19.1 -> 17.1 ms, RTIOW and the dragon 1-5% faster, Sponza equal: LOG.md entry 9). With
+    // spatial splits, leaves of 1 spend the whole reference budget on Sponza for no gain; leaves of 2 make it 13%
+    // faster (172.2 -> 149.1 ms, LOG.md entry 12); small scenes keep 1.
+    if (width == 8) bo.max_leaf = bo.spatial_splits && boxes.size() >= 1024 ? 2 : 1;
     if (const char* e = std::getenv("WP_BVH_BINS")) bo.bins = std::max(2, std::min(256, std::atoi(e)));
     if (const char* e = std::getenv("WP_BVH_MAX_LEAF")) bo.max_leaf = uint32_t(std::max(1, std::min(16, std::atoi(e))));
-    // Spatial splits (SBVH; WP_BVH_SPLITS=0 turns them off): Sponza's wavefront 22% faster, its first-hit and
+    // Spatial splits (SBVH; on by default, above): Sponza's wavefront 22% faster, its first-hit and
     // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
     // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in
     // several leaf slots (bvh.order has duplicates).
     std::vector<std::array<vec3, 3>> tris;
-    bo.spatial_splits = true;
-    if (const char* e = std::getenv("WP_BVH_SPLITS")) bo.spatial_splits = std::atoi(e) != 0;
     if (bo.spatial_splits) {
         tris.resize(prims_.size());
         for (size_t i = 0; i < prims_.size(); ++i) {

@@ -59,6 +59,11 @@ size_t compact_temp_bytes(uint32_t capacity);
 void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* selected,
                     const PathSoA& out, uint32_t n);
 
+// drain: paths [0, n) of q.paths each run to its end by one thread (the wavefront's tail); adds (extension, shadow)
+// ray counts to rays[0..1].
+void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
+                  const WavefrontQueues& q, uint32_t n, unsigned long long* rays);
+
 // KernelAttr (host/render.h): static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
@@ -77,7 +82,7 @@ inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
     a.occupancy = max_threads ? double(a.blocks_per_sm * block) / max_threads : 0.0;
     return a;
 }
-// One per kernel file: megakernel, generate, extend, shade, shadow, compact, diffuse_bounce. The tracing kernels
+// One per kernel file: megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain. The tracing kernels
 // are compiled once per tree width: width picks the instance (2 or 8).
 KernelAttr attr_megakernel(int width);
 KernelAttr attr_generate();
@@ -86,5 +91,6 @@ KernelAttr attr_shade();
 KernelAttr attr_shadow(int width);
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
+KernelAttr attr_drain(int width);
 
 }  // namespace wp

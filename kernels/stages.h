@@ -230,23 +230,38 @@ WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRa
     if (!occluded<W>(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
 }
 
-// One whole path: the megakernel's loop body (also used by the CPU backend). Returns the rays it traced
-// : extension rays in the low 32 bits, shadow rays in the high 32 bits.
-template <int W = 0>
-WP_HD uint64_t trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
-    PathState p = generate_path(s, rp, index);
+// No per-segment statistics (the megakernel's paths).
+struct NoSegmentStats {
+    WP_HD void operator()(uint32_t, bool) const {}
+};
+
+// A path from its current state to its end: extend, shade and the shadow ray in a loop. on_segment(depth,
+// has_shadow) sees each segment. Returns the rays it traced: extension rays in the low 32 bits, shadow rays in the
+// high 32 bits. The megakernel runs it from the camera (trace_path); the wavefront's drain from a queued path.
+template <int W = 0, class OnSegment = NoSegmentStats>
+WP_HD uint64_t finish_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
+                           OnSegment&& on_segment = {}) {
     uint32_t ext = 0, shadow = 0;
     while (true) {
+        const uint32_t depth = p.depth;
         Hit h = extend_path<W>(s, p);
         ShadowRay sh;
         bool has_shadow;
         bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
         ext++;
         shadow += has_shadow ? 1u : 0u;
+        on_segment(depth, has_shadow);
         if (has_shadow) shadow_trace<W>(s, film, sh);
         if (!alive) break;
     }
     return uint64_t(ext) | (uint64_t(shadow) << 32);
+}
+
+// One whole path: the megakernel's loop body (also used by the CPU backend).
+template <int W = 0>
+WP_HD uint64_t trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
+    PathState p = generate_path(s, rp, index);
+    return finish_path<W>(s, rp, film, p, NoSegmentStats{});
 }
 
 }  // namespace wp

@@ -162,6 +162,22 @@ WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueue
     shadow_trace<W>(s, film, unpack(q.shadow.load(i)));
 }
 
+// drain: path i of the queue run to its end by one thread (finish_path, the megakernel's loop over the same
+// stage functions). The wavefront's tail: once every camera path is generated and few paths are left, the
+// iterations would cost a launch sequence each for a handful of paths. Counts its segments in the depth
+// histograms as shade and shadow would. Returns the rays traced (as trace_path).
+template <int W = 0>
+WP_HD uint64_t drain(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
+                     uint32_t i) {
+    PathState p = unpack(q.paths.load(i));
+    auto stats = [&q](uint32_t depth, bool has_shadow) {
+        const uint32_t bin = depth < kStatDepths ? depth : kStatDepths - 1;
+        if (q.paths_at_depth) histogram_add(q.paths_at_depth, bin);
+        if (has_shadow && q.shadow_at_depth) histogram_add(q.shadow_at_depth, bin);
+    };
+    return finish_path<W>(s, rp, film, p, stats);
+}
+
 // compact: the i-th live path (selected[i], found by the select step) into slot i of the next queue.
 WP_HD void compact(const PathSoA& out, const PathSoA& in, const uint32_t* selected, uint32_t i) {
     out.copy(i, in, selected[i]);

@@ -134,7 +134,11 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
         }
         EXPECT_LE(pct, 100.0 + 1e-6);  // the median run's kernels, nested in its frame
         if (m == 0) {
-            EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "compact_select", "compact"}));
+            // the tail drain runs when the last live paths fit under its threshold (the default, 65536)
+            EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "compact_select", "compact",
+                                                    "drain"}));
+            EXPECT_GT(jm["drained_paths"].get<uint64_t>(), 0u);
+            EXPECT_EQ(jm["drain_below"].get<uint32_t>(), RenderOptions::kDefaultDrainBelow);
             EXPECT_GT(jm["peak_device_bytes"].get<uint64_t>(), 0u);
             ASSERT_FALSE(jm["queue_fill"].empty());
             EXPECT_EQ(jm["queue_fill"][0]["depth"], 0);

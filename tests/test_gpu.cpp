@@ -312,9 +312,10 @@ TEST(Gpu, RerunIsBitIdentical) {
 TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
     std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
-    ASSERT_EQ(ks.size(), 7u);
+    ASSERT_EQ(ks.size(), 8u);  // megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain
     std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
-    ASSERT_EQ(wide.size(), 7u);
+    ASSERT_EQ(wide.size(), 8u);
+    EXPECT_EQ(ks.back().name, "drain");
     // one traversal compiled into each instance: the binary tree's needs no more than the wide one's stack
     // (64 node indices against 32 node groups of 8 bytes), and neither carries both
     EXPECT_EQ(ks[2].name, "extend");
@@ -353,6 +354,7 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         a.capacity = b.capacity = 50000;
         a.sort_materials = b.sort_materials = sorted;
         a.pipelined = true;
+        b.drain_below = 0;  // the pipelined schedule has no drain: iteration for iteration
         RenderStats sa, sb;
         Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
         EXPECT_TRUE(x.rgb == y.rgb) << "sorted " << sorted;
@@ -389,6 +391,7 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
     {  // compaction by push
         RenderOptions a, b;
         a.capacity = b.capacity = 50000;
+        a.drain_below = 0;  // iterations against iterations: the drain kernel rounds as the megakernel does
         b.push_compaction = true;
         RenderStats sa, sb;
         Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
@@ -411,5 +414,58 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         EXPECT_GT(img.samples, all / 4);
         EXPECT_LT(img.samples, all);
         for (float v : img.rgb) ASSERT_TRUE(std::isfinite(v));
+    }
+}
+
+// The wavefront's tail drain (each of the last live paths run to its end by one thread) against the iterations it
+// replaces: the same rays and the same image up to rounding, fewer iterations, every path counted once in the
+// depth histograms; with two queue sizes (the drain starting right after generation, or with many paths left).
+// Not bit for bit on the GPU, unlike the CPU (tests/test_wavefront.cpp): the drain kernel inlines the stage
+// functions into one loop and nvcc contracts and orders their arithmetic differently from the shade kernel's, so
+// a path's contribution can differ in its last bits (as between the GPU's megakernel and wavefront).
+TEST(Gpu, DrainMatchesIterationsBitForBit) {
+    REQUIRE_GPU();
+    for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
+        LoadedScene ls = load_scene_json(source_dir() + "/scenes/" + name);
+        RenderParams rp = ls.params;
+        rp.width = rp.height = 128;
+        ls.data.camera.aspect = 1.0f;
+        rp.spp = 16;
+        for (uint32_t cap : {20000u, 200000u}) {
+            RenderOptions a, b;
+            a.capacity = b.capacity = cap;
+            a.drain_below = 0;
+            b.drain_below = 1u << 16;
+            RenderStats sa, sb;
+            Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
+            // same paths: every pixel within rounding (1e-4 relative, 1e-6 absolute), and the totals closer still
+            ASSERT_EQ(x.rgb.size(), y.rgb.size());
+            size_t off = 0;
+            double sx = 0, sy = 0;
+            for (size_t k = 0; k < x.rgb.size(); ++k) {
+                off += std::fabs(x.rgb[k] - y.rgb[k]) > 1e-4 * std::fabs(x.rgb[k]) + 1e-6;
+                sx += x.rgb[k];
+                sy += y.rgb[k];
+            }
+            EXPECT_EQ(off, 0u) << name << " capacity " << cap << ": pixels off by more than rounding";
+            EXPECT_NEAR(sx, sy, 1e-6 * sx) << name;
+            EXPECT_EQ(sa.extension_rays, sb.extension_rays) << name;
+            EXPECT_EQ(sa.shadow_rays, sb.shadow_rays) << name;
+            EXPECT_EQ(sa.drained, 0u);
+            EXPECT_GT(sb.drained, 0u) << name;
+            EXPECT_LE(sb.drained, uint64_t(b.drain_below));
+            EXPECT_LT(sb.iterations.size(), sa.iterations.size()) << name;
+            EXPECT_EQ(sa.paths_at_depth, sb.paths_at_depth) << name;
+            EXPECT_EQ(sa.shadow_at_depth, sb.shadow_at_depth) << name;
+            bool has_drain_row = false;
+            for (const KernelRow& k : sb.kernels) has_drain_row |= k.name == "drain" && k.launches == 1 && k.ms > 0.0;
+            EXPECT_TRUE(has_drain_row) << name;
+            double mean = 0;
+            for (float v : y.rgb) mean += v;
+            EXPECT_GT(mean / double(y.rgb.size()), 0.01) << name;  // not an empty image
+            std::printf("%s capacity %u: %zu iterations %.2f ms; drained %llu paths after %zu iterations %.2f ms\n", name,
+                        cap, sa.iterations.size(), sa.render_ms, (unsigned long long)sb.drained, sb.iterations.size(),
+                        sb.render_ms);
+        }
     }
 }

@@ -2,6 +2,7 @@
 // box, the Cornell render against Mitsuba's reference, the water-caustic scene, malformed inputs.
 #include <gtest/gtest.h>
 #include <tinyexr.h>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -453,10 +454,18 @@ TEST(TungstenScene, SmallSceneLoads) {
     bool tinted = false;
     for (const ConductorData& cd : s.data.conductor) tinted |= cd.color == vec3(1, 0.5f, 1) && cd.alpha == 0.2f;
     EXPECT_TRUE(tinted);
-    size_t mesh_conductor = 0, mesh_smooth = 0;
-    for (const U4& i : s.data.info)
-        if (i.x == uint32_t(ShapeType::Triangle) && MatHandle{i.y}.type() == MatType::Conductor) ++mesh_conductor;
-    for (const U4& i : s.data.info) mesh_smooth += i.w != kInvalid && s.data.attr[4 * i.w + 3].w == 1.0f;
+    // counted over distinct primitives: with spatial splits a triangle may sit in several leaf slots, which share
+    // its attribute record
+    std::set<std::array<float, 9>> conductor_tris;
+    std::set<uint32_t> smooth_attrs;
+    for (size_t k = 0; k < s.data.info.size(); ++k) {
+        const U4& i = s.data.info[k];
+        const F4* g = &s.data.geom[3 * k];
+        if (i.x == uint32_t(ShapeType::Triangle) && MatHandle{i.y}.type() == MatType::Conductor)
+            conductor_tris.insert({g[0].x, g[0].y, g[0].z, g[1].x, g[1].y, g[1].z, g[2].x, g[2].y, g[2].z});
+        if (i.w != kInvalid && s.data.attr[4 * i.w + 3].w == 1.0f) smooth_attrs.insert(i.w);
+    }
+    size_t mesh_conductor = conductor_tris.size(), mesh_smooth = smooth_attrs.size();
     EXPECT_EQ(mesh_conductor, 1u);
     EXPECT_EQ(mesh_smooth, 2u);  // "smooth": the file's normals
     // renders
