@@ -233,6 +233,7 @@ json run_bench(const BenchOptions& o) {
             jm["queue_capacity"] = last.capacity;
             jm["drain_below"] = m == Mode::Wavefront ? o.render.drain_below : 0u;
             jm["drained_paths"] = last.drained;
+            jm["index_compaction"] = last.index_compaction;
             jm["l2_persist"] = be == Backend::Gpu && o.render.l2_persist;
             jm["iterations"] = last.iterations.size();
             jm["sorted_shading"] = last.sorted;

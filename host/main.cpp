@@ -66,9 +66,9 @@ void print_stats(const RenderStats& st) {
                 st.backend.c_str(), mode_name(st.mode), st.device.c_str(), st.render_ms, st.msamples_per_s(),
                 st.mrays_per_s(), (unsigned long long)st.extension_rays, (unsigned long long)st.shadow_rays);
     if (st.mode == Mode::Wavefront)
-        std::printf("  queue capacity %u paths, %zu iterations, shading %s, %llu paths drained\n", st.capacity,
-                    st.iterations.size(), st.sorted ? "sorted by material" : "unsorted",
-                    (unsigned long long)st.drained);
+        std::printf("  queue capacity %u paths, %zu iterations, shading %s, compaction %s, %llu paths drained\n",
+                    st.capacity, st.iterations.size(), st.sorted ? "sorted by material" : "unsorted",
+                    st.index_compaction ? "of slot indices" : "by moving paths", (unsigned long long)st.drained);
     double sum = 0;
     for (const KernelRow& k : st.kernels) sum += k.ms;
     std::printf("  %-16s %9s %11s %8s %11s\n", "kernel", "launches", "total ms", "% frame", "avg ms");
@@ -124,6 +124,10 @@ int main(int argc, char** argv) {
     render->add_option("--capacity", capacity, "wavefront paths in flight (default: GPU 4M within free memory, CPU 64K)")
         ->check(CLI::PositiveNumber);
     render->add_flag("--sort-materials", sort, "wavefront: shade in material order (CUB radix sort)");
+    bool index_comp = false;
+    render->add_flag("--index-compaction", index_comp,
+                     "wavefront: paths stay in their slots, compaction partitions slot indices (CUB DevicePartition) "
+                     "instead of gathering live paths (measured slower: LOG.md entry 18)");
     uint32_t drain_below = RenderOptions::kDefaultDrainBelow;
     render->add_option("--drain", drain_below,
                        "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
@@ -156,6 +160,8 @@ int main(int argc, char** argv) {
     bench->add_option("--resources", bo.resources_path, "ptxas report (default: kernel_resources.txt beside the binary)");
     bench->add_option("--capacity", bo.render.capacity, "wavefront paths in flight")->check(CLI::PositiveNumber);
     bench->add_flag("--sort-materials", bo.render.sort_materials, "wavefront: shade in material order");
+    bench->add_flag("--index-compaction", bo.render.index_compaction,
+                    "wavefront: partition slot indices (paths stay in place) instead of gathering live paths");
     bench->add_flag("--l2-persist", bo.render.l2_persist, "GPU: BVH nodes kept resident in L2 (access policy window)");
     bench->add_option("--drain", bo.render.drain_below,
                       "wavefront: finish at most this many live paths in one kernel once all camera paths are out "
@@ -242,6 +248,7 @@ int main(int argc, char** argv) {
             opt.capacity = capacity;
             opt.sort_materials = sort;
             opt.drain_below = drain_below;
+            opt.index_compaction = index_comp;
             opt.pipelined = pipelined;
             opt.push_compaction = push;
             opt.graphs = graphs;

@@ -35,6 +35,11 @@ struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
+    // wavefront compaction: false (default) selects the live paths (CUB DeviceSelect) and gathers them to the front
+    // of a second queue; true partitions the slot indices of the paths instead (CUB DevicePartition; the paths stay
+    // in their slots, freed slots take the new camera paths), measured slower: the scattered slots cost shade and
+    // generate more than the gather they save (profiling/LOG.md entry 18). Synchronised schedule only.
+    bool index_compaction = false;
     // Wavefront tail: once every camera path is generated and at most this many paths are live, each is run to its
     // end by one thread (the drain kernel: the megakernel's loop over the same stage functions) instead of one
     // launch sequence per bounce. 0: never. Synchronised schedule only (not with pipelined or push).
@@ -90,6 +95,7 @@ struct RenderStats {
     uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;
     uint32_t capacity = 0;  // wavefront queue capacity
     uint64_t drained = 0;   // wavefront: paths finished by the drain (the tail), 0 when it did not run
+    bool index_compaction = false;  // wavefront: slot indices partitioned (paths in place) rather than paths gathered
     bool sorted = false;
     std::vector<KernelRow> kernels;           // first-launch order
     std::vector<IterationStat> iterations;    // wavefront

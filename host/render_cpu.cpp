@@ -123,10 +123,20 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     st.capacity = cap;
     st.sorted = opt.sort_materials;
 
+    // index compaction (an option, not with push): paths stay in their slots, the slot lists are partitioned
+    const bool by_index = opt.index_compaction && !opt.push_compaction;
+    st.index_compaction = by_index;
     HostArrays mem;
     PathSoA paths[2];
     mem.allocate(paths[0], cap);
-    mem.allocate(paths[1], cap);
+    if (by_index) paths[1] = paths[0];
+    else mem.allocate(paths[1], cap);
+    std::vector<uint32_t> slot_list[2];
+    if (by_index) {
+        slot_list[0].resize(cap);
+        slot_list[1].resize(cap);
+        for (uint32_t i = 0; i < cap; ++i) slot_list[0][i] = i;  // every slot free
+    }
     WavefrontQueues q;
     mem.allocate(q.hits, cap);
     mem.allocate(q.shadow, cap);
@@ -148,6 +158,7 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     uint64_t next = 0;
     while (live > 0 || next < total) {
         q.paths = paths[cur];
+        q.slots = by_index ? slot_list[cur].data() : nullptr;
         IterationStat it;
         if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
         if (next >= total && live > 0 && live <= opt.drain_below) {  // the tail: each path to its end at once
@@ -196,6 +207,9 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
         timer.run("shadow", [&] { parallel_for(it.shadow, threads, [&](uint64_t i) { stage::shadow(s, fv, q, uint32_t(i)); }, 64); });
         if (q.push) {
             live = counters[kLiveCount];
+        } else if (by_index) {  // live slots first, then the freed ones the next generate fills
+            timer.run("compact_partition",
+                      [&] { live = partition_flagged(q.slots, alive.data(), n, slot_list[1 - cur].data()); });
         } else {
             timer.run("compact_select", [&] { live = select_flagged(alive.data(), n, selected.data()); });
             const PathSoA& in = paths[cur];

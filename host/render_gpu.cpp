@@ -207,10 +207,18 @@ private:
     uint32_t instantiations_ = 0;
 };
 
-// Device bytes per wavefront path slot: two path queues, hits, shadow rays, flags, selection, sort keys.
+// Whether the wavefront compacts slot indices (paths stay in place) rather than gathering paths: an option of the
+// synchronised schedule; the pipelined and push schedules move paths.
+bool index_compaction(const RenderOptions& opt) {
+    return opt.index_compaction && !opt.pipelined && !opt.push_compaction;
+}
+
+// Device bytes per wavefront path slot: the path queue (two when paths are gathered), hits, shadow rays, flags,
+// selection or the two slot lists, sort keys.
 size_t wavefront_bytes_per_path(const RenderOptions& opt) {
-    return 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem + 1 /*alive*/ +
-           4 /*selected*/ + (opt.sort_materials ? 16 : 0) /*keys, order*/ + 8 /*CUB temp, roughly*/;
+    return (index_compaction(opt) ? 1 : 2) * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem +
+           ShadowSoA::kBytesPerItem + 1 /*alive*/ + (index_compaction(opt) ? 8 : 4) /*slot lists or selected*/ +
+           (opt.sort_materials ? 16 : 0) /*keys, order*/ + 8 /*CUB temp, roughly*/;
 }
 
 uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
@@ -338,9 +346,11 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     st.capacity = uint32_t(cap);
     st.sorted = opt.sort_materials;
 
+    const bool by_index = index_compaction(opt);
     PathSoA paths[2];
     A.allocate(paths[0], cap);
-    A.allocate(paths[1], cap);
+    if (by_index) paths[1] = paths[0];  // paths stay in their slots
+    else A.allocate(paths[1], cap);
     WavefrontQueues q;
     A.allocate(q.hits, cap);
     A.allocate(q.shadow, cap);
@@ -375,8 +385,13 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
         IterationGraph graph(opt.graphs);
         uint32_t live = 0;
         unsigned long long* d_rays = A.alloc<unsigned long long>(2);  // the drain's ray counts
+        // index compaction: slot lists, the iteration's (items -> slots) and the partition's output, swapped
+        uint32_t* slot_list[2] = {selected, by_index ? A.alloc<uint32_t>(cap) : nullptr};
+        if (by_index) launch_init_slots(L, slot_list[0], uint32_t(cap));  // every slot free
+        st.index_compaction = by_index;
         while (live > 0 || next < total) {
             q.paths = paths[cur];
+            q.slots = by_index ? slot_list[cur] : nullptr;
             IterationStat it;
             if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
             if (next >= total && live > 0 && live <= opt.drain_below) {  // the tail: each path to its end at once
@@ -411,7 +426,10 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
             }
             launch_shade(L, s, rp, film, q, n);
             if (samples_lights(s, rp)) launch_shadow(L, s, film, q, n);  // no lights: no shadow rays
-            launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
+            // The next iteration's items: live slots first, then the freed ones its generate fills. Those past n
+            // are not needed: n < cap only once every camera path has been generated.
+            if (by_index) launch_partition(L, temp, select_bytes, q, slot_list[1 - cur], n);
+            else launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
             cur = 1 - cur;
             WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                     L.stream()));

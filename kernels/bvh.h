@@ -84,4 +84,79 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
     return hit;
 }
 
+// Aila & Laine 2009, "Understanding the efficiency of ray traversal on GPUs": while-while traversal with
+// postponed leaves and speculative traversal, an alternative to traverse() (same contract and result; selected
+// in kernels/bvh8.h by WP_BVH2_WHILE_WHILE). The inner loop only visits nodes: a hit leaf is not intersected
+// at once but postponed (kept in a register), and a second leaf met before the first is processed waits in
+// `node` (or on the stack). The leaf loop then intersects the postponed leaves. On the GPU a ray that already
+// holds a leaf keeps traversing until every active lane of the warp holds one, so the lanes run the leaf loop
+// together (speculative traversal, section 4); on the host there is no warp and a ray leaves the inner loop as
+// soon as it holds a leaf, unless kHostSpeculative (tests) makes it behave as if the other lanes never found
+// one: then it leaves only when a second leaf or the end of the traversal stops it.
+
+// A traversal reference: an inner node (count == 0) or a leaf, the primitives [idx, idx + count).
+struct BVH2Ref {
+    uint32_t idx, count;
+};
+constexpr uint32_t kBVH2Done = 0xffffffffu;  // idx of the sentinel under the stack: an "inner node" ending traversal
+
+template <bool kAnyHit, bool kHostSpeculative = false>
+WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) {
+    Hit hit{tmax, kInvalid, 0.0f, 0.0f};
+    if (!s.nodes) return hit;
+    const RayBoxPre q = ray_box_pre(r);
+    // stack[0] is the sentinel: popping the empty stack yields it, so no emptiness test. At most one entry per
+    // tree level is pushed (the far child), as in traverse().
+    BVH2Ref stack[kBVHStackSize];
+    stack[0] = BVH2Ref{kBVH2Done, 0u};
+    int sp = 0;
+    BVH2Ref node{0u, 0u};  // next reference to visit: the root
+    BVH2Ref leaf{0u, 0u};  // the postponed leaf; count == 0: none
+    while (node.idx != kBVH2Done) {
+        // Inner loop: while `node` is an inner node.
+        while (node.count == 0 && node.idx != kBVH2Done) {
+            float t0, t1;
+            U4 d;
+            // Closest-hit culling: children entered beyond hit.t are missed (hit.t does not change in this loop).
+            node_children(s.nodes, node.idx, q, tmin, hit.t, t0, t1, d);
+            const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
+            if (!hit0 && !hit1) {
+                node = stack[sp--];
+            } else {
+                // Nearer child next; the farther one, when both are hit, onto the stack (leaf or not).
+                node = hit0 ? BVH2Ref{d.x, d.z} : BVH2Ref{d.y, d.w};
+                if (hit0 && hit1) {
+                    BVH2Ref far{d.y, d.w};
+                    if (t1 < t0) {
+                        far = node;
+                        node = BVH2Ref{d.y, d.w};
+                    }
+                    stack[++sp] = far;
+                }
+            }
+            // The first leaf is postponed and traversal goes on with the stack top; a second one stays in `node`,
+            // which ends this loop.
+            if (node.count > 0 && leaf.count == 0) {
+                leaf = node;
+                node = stack[sp--];
+            }
+            // Speculative traversal: leave once all active lanes hold a leaf. __activemask(): lanes that left the
+            // inner loop (or finished) take no part, so none waits on them.
+#if defined(__CUDA_ARCH__)
+            if (!__any_sync(__activemask(), leaf.count == 0)) break;
+#else
+            if (!kHostSpeculative && leaf.count > 0) break;
+#endif
+        }
+        // Leaf loop: the postponed leaf, then `node` too while it is a leaf (the next one coming off the stack).
+        while (leaf.count > 0) {
+            for (uint32_t i = leaf.idx; i < leaf.idx + leaf.count; ++i)
+                if (intersect_prim(s.prims, i, r, tmin, hit) && kAnyHit) return hit;
+            leaf = node;  // an inner node or the sentinel (count 0) ends the leaf loop and stays in `node`
+            if (node.count > 0) node = stack[sp--];
+        }
+    }
+    return hit;
+}
+
 }  // namespace wp

@@ -147,6 +147,17 @@ WP_HD bool occluded8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& 
     return traverse8<true>(nodes, prims, r, 0.0f, tmax).prim != kInvalid;
 }
 
+// Binary-tree traversal: traverse(), or the Aila-Laine while-while traversal (kernels/bvh.h) when the macro
+// WP_BVH2_WHILE_WHILE is defined and nonzero.
+template <bool kAnyHit>
+WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
+#if defined(WP_BVH2_WHILE_WHILE) && WP_BVH2_WHILE_WHILE
+    return traverse_ww<kAnyHit>(s, r, tmin, tmax);
+#else
+    return traverse<kAnyHit>(s, r, tmin, tmax);
+#endif
+}
+
 // The scene's tree. W = 0: whichever width it was built with (SceneView: nodes8 set means the wide tree), tested at
 // run time, so both traversals are compiled in; W = 2 or 8: that tree only (the GPU kernels are instantiated for
 // each width and the launcher picks one, which keeps the other traversal's registers and stack out of them).
@@ -154,16 +165,16 @@ template <int W = 0>
 WP_HD Hit intersect_closest(const SceneView& s, const Ray& r, float tmin = 0.0f, float tmax = kInf) {
     static_assert(W == 0 || W == 2 || W == 8, "tree width");
     if constexpr (W == 8) return traverse8<false>(s.nodes8, s.prims, r, tmin, tmax);
-    else if constexpr (W == 2) return traverse<false>(s, r, tmin, tmax);
-    else return s.nodes8 ? traverse8<false>(s.nodes8, s.prims, r, tmin, tmax) : traverse<false>(s, r, tmin, tmax);
+    else if constexpr (W == 2) return traverse2<false>(s, r, tmin, tmax);
+    else return s.nodes8 ? traverse8<false>(s.nodes8, s.prims, r, tmin, tmax) : traverse2<false>(s, r, tmin, tmax);
 }
 template <int W = 0>
 WP_HD bool occluded(const SceneView& s, const Ray& r, float tmax) {
     static_assert(W == 0 || W == 2 || W == 8, "tree width");
     Hit h;
     if constexpr (W == 8) h = traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax);
-    else if constexpr (W == 2) h = traverse<true>(s, r, 0.0f, tmax);
-    else h = s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse<true>(s, r, 0.0f, tmax);
+    else if constexpr (W == 2) h = traverse2<true>(s, r, 0.0f, tmax);
+    else h = s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse2<true>(s, r, 0.0f, tmax);
     return h.prim != kInvalid;
 }
 

@@ -64,6 +64,12 @@ void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQ
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays);
 
+// index compaction: slots[i] = i for i < n (once per render: every slot free), then per iteration the CUB
+// partition of q.slots[0, n) by q.alive into out: live slots first, in order (count to q.counters[kLiveCount]),
+// then the freed ones in reverse order. compact_temp_bytes covers both CUB calls.
+void launch_init_slots(Launcher& L, uint32_t* slots, uint32_t n);
+void launch_partition(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* out, uint32_t n);
+
 // KernelAttr (host/render.h): static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {

@@ -95,8 +95,13 @@ struct IterRecord {
 enum QueueCounter : uint32_t { kShadowCount = 0, kLiveCount = 1, kNumCounters = 2 };
 
 // The buffers of one wavefront iteration (device pointers on the GPU, host pointers on the CPU).
+// Queue items and path slots: item i of an iteration is the path in slot slots[i] of `paths` (index compaction:
+// paths stay in their slots, and compaction only partitions the slot indices), or in slot i when slots is null
+// (gather compaction: the live paths are copied to the front of the other path array). Hits, alive flags,
+// material keys and shading order are per item.
 struct WavefrontQueues {
     PathSoA paths;             // paths in flight; shade updates them in place
+    const uint32_t* slots = nullptr;  // index compaction: the slot of each item (null: item i is slot i)
     HitSoA hits;               // closest hit of paths[i]
     ShadowSoA shadow;          // shadow rays pushed by shade
     uint8_t* alive = nullptr;  // set by shade: paths[i] goes on
@@ -109,21 +114,23 @@ struct WavefrontQueues {
     const IterCounts* iter = nullptr;  // GPU: this iteration's counts on the device (kernels launched over bounds)
     unsigned long long* paths_at_depth = nullptr;   // optional statistics (kStatDepths bins each)
     unsigned long long* shadow_at_depth = nullptr;
+    WP_HD uint32_t slot(uint32_t item) const { return slots ? slots[item] : item; }
 };
 
 namespace stage {
 
-// generate: the camera path of global sample `index` into slot `slot`.
-WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t slot,
+// generate: the camera path of global sample `index` as item `item` (into its slot).
+WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t item,
                     uint64_t index) {
-    q.paths.store(slot, pack(generate_path(s, rp, index)));
+    q.paths.store(q.slot(item), pack(generate_path(s, rp, index)));
 }
 
 // extend: closest hit of path i's ray; with sorting, its material key.
 template <int W = 0>
 WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
     PathState p;
-    F4 o = load4(q.paths.o_pdf + i), d = load4(q.paths.dir + i);
+    const uint32_t slot = q.slot(i);
+    F4 o = load4(q.paths.o_pdf + slot), d = load4(q.paths.dir + slot);
     p.ray = Ray{xyz(o), xyz(d)};
     Hit h = extend_path<W>(s, p);
     q.hits.store(i, pack(h));
@@ -133,11 +140,12 @@ WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
     }
 }
 
-// shade: path order[i] (or i): emission, one light sample pushed to the shadow queue, BSDF sample and roulette.
+// shade: item order[i] (or i): emission, one light sample pushed to the shadow queue, BSDF sample and roulette.
 WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                  uint32_t i) {
     uint32_t j = q.order ? q.order[i] : i;
-    PathState p = unpack(q.paths.load(j));
+    const uint32_t slot = q.slot(j);
+    PathState p = unpack(q.paths.load(slot));
     Hit h = unpack(q.hits.load(j));
     uint32_t depth = p.depth;
     if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth < kStatDepths ? depth : kStatDepths - 1);
@@ -148,7 +156,7 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
         if (alive) q.next.store(queue_push(&q.counters[kLiveCount]), pack(p));
     } else {
         q.alive[j] = alive ? 1 : 0;
-        if (alive) q.paths.store(j, pack(p));
+        if (alive) q.paths.store(slot, pack(p));
     }
     if (has_shadow) {
         q.shadow.store(queue_push(&q.counters[kShadowCount]), pack(sh));
@@ -169,7 +177,7 @@ WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueue
 template <int W = 0>
 WP_HD uint64_t drain(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                      uint32_t i) {
-    PathState p = unpack(q.paths.load(i));
+    PathState p = unpack(q.paths.load(q.slot(i)));
     auto stats = [&q](uint32_t depth, bool has_shadow) {
         const uint32_t bin = depth < kStatDepths ? depth : kStatDepths - 1;
         if (q.paths_at_depth) histogram_add(q.paths_at_depth, bin);

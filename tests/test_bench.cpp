@@ -137,6 +137,7 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
             // the tail drain runs when the last live paths fit under its threshold (the default, 65536)
             EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "compact_select", "compact",
                                                     "drain"}));
+            EXPECT_FALSE(jm["index_compaction"].get<bool>());
             EXPECT_GT(jm["drained_paths"].get<uint64_t>(), 0u);
             EXPECT_EQ(jm["drain_below"].get<uint32_t>(), RenderOptions::kDefaultDrainBelow);
             EXPECT_GT(jm["peak_device_bytes"].get<uint64_t>(), 0u);

@@ -1,7 +1,9 @@
 // BVH: the binned-SAH builder plus traversal against brute force.
 #include <gtest/gtest.h>
 #include <tiny_obj_loader.h>
+#include <array>
 #include <random>
+#include <string>
 #include <vector>
 #include "host/bvh_build.h"
 #include "kernels/bvh8.h"
@@ -25,12 +27,17 @@ struct TriScene {
         s.prims.count = uint32_t(info.size());
         return s;
     }
-    void build() {
+    void build(const BVHBuildOptions& opt = {}) {
         uint32_t n = uint32_t(v.size() / 3);
         std::vector<AABB> boxes(n);
+        std::vector<std::array<vec3, 3>> tris(n);
         for (uint32_t i = 0; i < n; ++i)
-            for (int k = 0; k < 3; ++k) boxes[i].grow(v[3 * i + k]);
-        bvh = build_bvh(boxes);
+            for (int k = 0; k < 3; ++k) {
+                boxes[i].grow(v[3 * i + k]);
+                tris[i][k] = v[3 * i + k];
+            }
+        bvh = build_bvh(boxes, opt, &tris);
+        n = uint32_t(bvh.order.size());  // leaf slots: more than the triangles with spatial splits
         geom.resize(3 * n);
         info.resize(n);
         for (uint32_t j = 0; j < n; ++j) {
@@ -63,6 +70,110 @@ int compare(const TriScene& ts, const std::vector<Ray>& rays) {
         EXPECT_FALSE(occluded(s, ray, bf.t * 0.999f));
     }
     return hits;
+}
+
+// traverse_ww (Aila-Laine while-while) against traverse on the same tree: the same closest hit (bit-equal t; the
+// same prim unless two share that t) for every ray, also with tmin > 0 and a finite tmax, and the same occlusion
+// answer for several tmax per ray. kSpec: the host emulation of speculative traversal (other lanes never hold a
+// leaf, so rays keep traversing with a postponed leaf). Returns the number of rays that hit.
+template <bool kSpec>
+int compare_ww(const TriScene& ts, const std::vector<Ray>& rays) {
+    SceneView s = ts.view();
+    int hits = 0, t_mismatch = 0, prim_mismatch = 0, occl_mismatch = 0, segment_mismatch = 0;
+    auto same = [](const Hit& a, const Hit& b) {
+        return float_bits(a.t) == float_bits(b.t) && (a.prim == b.prim || (a.prim != kInvalid && b.prim != kInvalid));
+    };
+    for (size_t i = 0; i < rays.size(); ++i) {
+        const Ray& ray = rays[i];
+        Hit ref = traverse<false>(s, ray, 0.0f, kInf);
+        Hit ww = traverse_ww<false, kSpec>(s, ray, 0.0f, kInf);
+        if (float_bits(ww.t) != float_bits(ref.t)) ++t_mismatch;
+        else if (ww.prim != ref.prim && (ww.prim == kInvalid || ref.prim == kInvalid)) ++prim_mismatch;
+        if (ref.prim == kInvalid) {
+            for (float tmax : {1.0f, 10.0f, kInf})
+                if (traverse_ww<true, kSpec>(s, ray, 0.0f, tmax).prim != kInvalid) ++occl_mismatch;
+            continue;
+        }
+        ++hits;
+        // a segment starting beyond the first hit, and one ending before it
+        float t = ref.t;
+        if (!same(traverse_ww<false, kSpec>(s, ray, 0.5f * t, 4.0f * t), traverse<false>(s, ray, 0.5f * t, 4.0f * t)))
+            ++segment_mismatch;
+        if (!same(traverse_ww<false, kSpec>(s, ray, 1.001f * t, kInf), traverse<false>(s, ray, 1.001f * t, kInf)))
+            ++segment_mismatch;
+        for (float tmax : {0.5f * t, 0.999f * t, 1.001f * t, kInf}) {
+            Hit h = traverse_ww<true, kSpec>(s, ray, 0.0f, tmax);
+            if ((h.prim != kInvalid) != (traverse<true>(s, ray, 0.0f, tmax).prim != kInvalid)) ++occl_mismatch;
+            // an any-hit answer is a genuine hit inside the segment
+            if (h.prim != kInvalid && !(h.t >= ref.t && h.t < tmax)) ++occl_mismatch;
+        }
+    }
+    EXPECT_EQ(t_mismatch, 0);
+    EXPECT_EQ(prim_mismatch, 0);
+    EXPECT_EQ(segment_mismatch, 0);
+    EXPECT_EQ(occl_mismatch, 0);
+    return hits;
+}
+
+// Random triangles: compact ones plus thin, long slivers crossing many boxes.
+TriScene random_soup(uint32_t seed, int n) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+    TriScene ts;
+    for (int i = 0; i < n; ++i) {
+        vec3 c(U(rng) * 5, U(rng) * 5, U(rng) * 5);
+        if (i % 8 == 0) {
+            vec3 axis = 1.5f * vec3(U(rng), U(rng), U(rng));
+            ts.v.push_back(c - axis);
+            ts.v.push_back(c + axis);
+            ts.v.push_back(c + axis + 0.02f * vec3(U(rng), U(rng), U(rng)));
+        } else {
+            for (int k = 0; k < 3; ++k) ts.v.push_back(c + 0.3f * vec3(U(rng), U(rng), U(rng)));
+        }
+    }
+    return ts;
+}
+
+std::vector<Ray> random_rays(uint32_t seed, int n) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+    std::vector<Ray> rays;
+    for (int r = 0; r < n; ++r) {
+        // from outside and (every fifth) from inside the soup
+        vec3 o = vec3(U(rng), U(rng), U(rng)) * (r % 5 == 0 ? 3.0f : 8.0f);
+        rays.push_back(Ray{o, glm::normalize(vec3(U(rng), U(rng), U(rng)) * 3.0f - o)});
+    }
+    return rays;
+}
+
+void load_bunny(TriScene& ts) {
+    std::string path = std::string(WP_SOURCE_DIR) + "/scenes/stanford/bunny.obj";
+    tinyobj::ObjReader reader;
+    ASSERT_TRUE(reader.ParseFromFile(path)) << reader.Error();
+    const auto& att = reader.GetAttrib();
+    for (const auto& sh : reader.GetShapes())
+        for (const auto& idx : sh.mesh.indices)
+            ts.v.push_back(vec3(att.vertices[3 * idx.vertex_index], att.vertices[3 * idx.vertex_index + 1],
+                                att.vertices[3 * idx.vertex_index + 2]));
+    ASSERT_EQ(ts.v.size() / 3, 69451u);
+}
+
+// Origins on a sphere around the mesh (every tenth inside its bounds), aimed at points inside its bounds.
+std::vector<Ray> mesh_rays(const TriScene& ts, uint32_t seed, int n) {
+    AABB all;
+    for (vec3 p : ts.v) all.grow(p);
+    vec3 c = 0.5f * (all.lo + all.hi);
+    float rad = glm::length(all.hi - all.lo);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+    std::vector<Ray> rays;
+    for (int r = 0; r < n; ++r) {
+        vec3 o = r % 10 == 0 ? c + 0.2f * rad * vec3(U(rng), U(rng), U(rng))
+                             : c + rad * glm::normalize(vec3(U(rng), U(rng), U(rng)));
+        vec3 target = c + 0.5f * (all.hi - all.lo) * vec3(U(rng), U(rng), U(rng));
+        rays.push_back(Ray{o, glm::normalize(target - o)});
+    }
+    return rays;
 }
 }  // namespace
 
@@ -122,31 +233,66 @@ TEST(BVH, RandomTrianglesMatchBruteForce) {
 }
 
 TEST(BVH, StanfordBunnyMatchesBruteForce) {
-    std::string path = std::string(WP_SOURCE_DIR) + "/scenes/stanford/bunny.obj";
-    tinyobj::ObjReader reader;
-    ASSERT_TRUE(reader.ParseFromFile(path)) << reader.Error();
-    const auto& att = reader.GetAttrib();
     TriScene ts;
-    for (const auto& sh : reader.GetShapes())
-        for (const auto& idx : sh.mesh.indices)
-            ts.v.push_back(vec3(att.vertices[3 * idx.vertex_index], att.vertices[3 * idx.vertex_index + 1],
-                                att.vertices[3 * idx.vertex_index + 2]));
-    ASSERT_EQ(ts.v.size() / 3, 69451u);
+    load_bunny(ts);
+    if (HasFatalFailure()) return;
     ts.build();
-    AABB all;
-    for (vec3 p : ts.v) all.grow(p);
-    vec3 c = 0.5f * (all.lo + all.hi);
-    float rad = glm::length(all.hi - all.lo);
-    std::mt19937 rng(3);
-    std::uniform_real_distribution<float> U(-1.0f, 1.0f);
-    std::vector<Ray> rays;
-    for (int r = 0; r < 10000; ++r) {
-        // origins on a sphere around the bunny, aimed at points inside its bounds; some from inside
-        vec3 o = r % 10 == 0 ? c + 0.2f * rad * vec3(U(rng), U(rng), U(rng))
-                             : c + rad * glm::normalize(vec3(U(rng), U(rng), U(rng)));
-        vec3 target = c + 0.5f * (all.hi - all.lo) * vec3(U(rng), U(rng), U(rng));
-        rays.push_back(Ray{o, glm::normalize(target - o)});
-    }
-    EXPECT_GT(compare(ts, rays), 3000);
+    EXPECT_GT(compare(ts, mesh_rays(ts, 3, 10000)), 3000);
     EXPECT_LT(ts.bvh.depth, kBVHStackSize);
+}
+
+// While-while traversal (traverse_ww) against traverse, leaf sizes 1 to 8, with and without spatial splits.
+TEST(BVH, WhileWhileMatchesTraverseOnRandomTriangles) {
+    TriScene base = random_soup(11, 2000);
+    std::vector<Ray> rays = random_rays(12, 20000);
+    for (uint32_t max_leaf : {1u, 2u, 4u, 8u})
+        for (bool splits : {false, true}) {
+            SCOPED_TRACE(testing::Message() << "max_leaf " << max_leaf << " spatial splits " << splits);
+            TriScene ts = base;
+            BVHBuildOptions opt;
+            opt.max_leaf = max_leaf;
+            opt.spatial_splits = splits;
+            ts.build(opt);
+            EXPECT_GT(compare_ww<false>(ts, rays), 6000);
+        }
+}
+
+// The host emulation of speculative traversal: a ray holding a leaf keeps traversing (as when other lanes of its
+// warp still search), so second leaves wait in `node` and leaves come off the stack in the leaf loop.
+TEST(BVH, WhileWhileSpeculativeMatchesTraverseOnRandomTriangles) {
+    TriScene base = random_soup(21, 2000);
+    std::vector<Ray> rays = random_rays(22, 20000);
+    for (uint32_t max_leaf : {1u, 2u, 4u, 8u}) {
+        SCOPED_TRACE(testing::Message() << "max_leaf " << max_leaf);
+        TriScene ts = base;
+        BVHBuildOptions opt;
+        opt.max_leaf = max_leaf;
+        ts.build(opt);
+        EXPECT_GT(compare_ww<true>(ts, rays), 6000);
+    }
+}
+
+TEST(BVH, WhileWhileMatchesTraverseOnStanfordBunny) {
+    TriScene ts;
+    load_bunny(ts);
+    if (HasFatalFailure()) return;
+    ts.build();
+    std::vector<Ray> rays = mesh_rays(ts, 31, 20000);
+    EXPECT_GT(compare_ww<false>(ts, rays), 6000);
+    EXPECT_GT(compare_ww<true>(ts, rays), 6000);
+}
+
+TEST(BVH, WhileWhileRootThatIsOneLeaf) {
+    TriScene ts;
+    ts.v = {vec3(0, 0, 0), vec3(1, 0, 0), vec3(0, 1, 0)};
+    ts.build();
+    SceneView s = ts.view();
+    Ray in{vec3(0.2f, 0.2f, 1), vec3(0, 0, -1)}, out{vec3(2, 2, 1), vec3(0, 0, -1)};
+    EXPECT_EQ(traverse_ww<false>(s, in, 0.0f, kInf).prim, 0u);
+    EXPECT_EQ((traverse_ww<false, true>(s, in, 0.0f, kInf).prim), 0u);
+    EXPECT_FLOAT_EQ(traverse_ww<false>(s, in, 0.0f, kInf).t, 1.0f);
+    EXPECT_EQ(traverse_ww<true>(s, in, 0.0f, 0.5f).prim, kInvalid);
+    EXPECT_EQ(traverse_ww<false>(s, out, 0.0f, kInf).prim, kInvalid);
+    SceneView empty;
+    EXPECT_EQ(traverse_ww<false>(empty, in, 0.0f, kInf).prim, kInvalid);
 }

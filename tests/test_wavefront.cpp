@@ -1,6 +1,7 @@
 // The wavefront schedule on the CPU backend: compaction, determinism against the megakernel, statistical
 // agreement with independent seeds (with a negative control), and the statistics it reports.
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <new>
 #include <random>
 #include <set>
@@ -181,6 +182,59 @@ TEST(Wavefront, DrainMatchesIterationsBitForBit) {
         Image z = render_cpu(ls.data, shorter, Mode::Wavefront, b);
         EXPECT_NE(z.rgb, y.rgb) << name;
     }
+}
+
+// Index compaction (paths stay in their slots; the slot list is partitioned) against gather compaction and the
+// megakernel: the same image bit for bit, the same rays, iteration for iteration the same queue sizes; sorted or
+// not, with and without the drain. And partition_flagged itself: live slots first in order, freed ones reversed.
+TEST(Wavefront, IndexCompactionMatchesGatherBitForBit) {
+    std::mt19937 rng(11);
+    {
+        const uint32_t n = 10007;
+        std::vector<uint32_t> in(n), out(n);
+        for (uint32_t i = 0; i < n; ++i) in[i] = i;
+        std::shuffle(in.begin(), in.end(), rng);
+        std::vector<uint8_t> alive(n);
+        std::bernoulli_distribution bd(0.4);
+        uint32_t expect = 0;
+        for (auto& a : alive) expect += (a = bd(rng) ? 1 : 0);
+        uint32_t m = partition_flagged(in.data(), alive.data(), n, out.data());
+        ASSERT_EQ(m, expect);
+        std::vector<uint32_t> live, dead;
+        for (uint32_t i = 0; i < n; ++i) (alive[i] ? live : dead).push_back(in[i]);
+        std::reverse(dead.begin(), dead.end());
+        live.insert(live.end(), dead.begin(), dead.end());
+        EXPECT_EQ(out, live);
+    }
+    LoadedScene ls = scene("glossy-glass.json");
+    RenderParams rp = ls.params;
+    rp.width = rp.height = 32;
+    ls.data.camera.aspect = 1.0f;
+    rp.spp = 8;
+    RenderStats sm;
+    Image mk = render_cpu(ls.data, rp, Mode::Megakernel, {}, &sm);
+    for (bool sorted : {false, true})
+        for (uint32_t drain : {0u, 600u}) {
+            RenderOptions a, b;
+            a.capacity = b.capacity = 1000;
+            a.sort_materials = b.sort_materials = sorted;
+            a.drain_below = b.drain_below = drain;
+            a.index_compaction = true;
+            RenderStats sa, sb;
+            Image x = render_cpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_cpu(ls.data, rp, Mode::Wavefront, b, &sb);
+            EXPECT_TRUE(sa.index_compaction);
+            EXPECT_FALSE(sb.index_compaction);
+            EXPECT_EQ(x.rgb, y.rgb) << sorted << " " << drain;
+            EXPECT_EQ(x.rgb, mk.rgb) << sorted << " " << drain;
+            EXPECT_EQ(sa.extension_rays, sm.extension_rays);
+            EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
+            ASSERT_EQ(sa.iterations.size(), sb.iterations.size());
+            EXPECT_GT(sa.iterations.size(), 8u);
+            for (size_t k = 0; k < sa.iterations.size(); ++k) {
+                EXPECT_EQ(sa.iterations[k].generated, sb.iterations[k].generated) << k;
+                EXPECT_EQ(sa.iterations[k].live, sb.iterations[k].live) << k;
+            }
+        }
 }
 
 // Independent seeds: M renders per schedule, per 16x16 tile and channel a Welch t of the tile means. The same
