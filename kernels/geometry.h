@@ -144,10 +144,14 @@ WP_HD vec2 texture_uv(const SurfacePoint& sp) {
     return vec2(0.5f + phi * (0.5f * kInvPi), acosf(glm::clamp(sp.ng.y, -1.0f, 1.0f)) * kInvPi);
 }
 
-WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r) {
+// info: the primitive's info record (P.info[h.prim]), which the caller loads with the geometry so that the loads
+// the shading needs go out together rather than one after another.
+WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r, const U4& info) {
     SurfacePoint sp;
+    // all three records at once (a sphere does not use g2), as in intersect_prim
     F4 g0 = load4(&P.geom[3 * h.prim + 0]);
     F4 g1 = load4(&P.geom[3 * h.prim + 1]);
+    F4 g2 = load4(&P.geom[3 * h.prim + 2]);
     uint32_t type = float_bits(g0.w);
     if (type == uint32_t(ShapeType::Sphere)) {
         vec3 c = xyz(g0);
@@ -172,7 +176,6 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
         sp.sphere_uv = true;  // texture_uv() computes the spherical coordinates, only where a texture is read
         return sp;
     }
-    F4 g2 = load4(&P.geom[3 * h.prim + 2]);
     vec3 e1 = xyz(g1), e2 = xyz(g2);
     sp.p = xyz(g0) + h.u * e1 + h.v * e2;
     sp.ng = glm::normalize(glm::cross(e1, e2));
@@ -183,7 +186,6 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
         sp.dpdv = e2;
     }
     if (type == uint32_t(ShapeType::Triangle)) {
-        U4 info = load4(&P.info[h.prim]);
         if (info.w != kInvalid && P.attr) {
             const F4* a = &P.attr[4 * info.w];
             F4 a0 = load4(a), a1 = load4(a + 1), a2 = load4(a + 2), a3 = load4(a + 3);
@@ -207,6 +209,10 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
         }
     }
     return sp;
+}
+
+WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r) {
+    return surface_point(P, h, r, load4(&P.info[h.prim]));
 }
 
 }  // namespace wp

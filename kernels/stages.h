@@ -156,9 +156,9 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         }
         return false;
     }
-    SurfacePoint sp = surface_point(s.prims, h, p.ray);
+    const U4 info = load4(&s.prims.info[h.prim]);  // with the geometry: one round trip for both
+    SurfacePoint sp = surface_point(s.prims, h, p.ray, info);
     vec3 wo = -p.ray.d;
-    U4 info = load4(&s.prims.info[h.prim]);
     if (info.z != kInvalid) {
         const Light& L = s.lights[info.z];
         vec3 Le = light_emitted(L, sp.ng, wo);
