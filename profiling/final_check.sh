@@ -4,21 +4,16 @@
 # pass, and compute-sanitizer memcheck on Sponza (spatial splits) and the sphere field in both schedules.
 # Everything under $OUT/logs.tgz.   bash profiling/final_check.sh
 set -u
-cd "$(dirname "$0")/.."
-export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
-B=.devcarry
-O=/tmp/wp-out
-mkdir -p "$O"
-trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; fi' EXIT
+source "$(dirname "$0")/common.sh"
+archive_outputs
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
 echo "== GPU tests (defaults)"
 timeout 200 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"
 grep -E "^\[  (PASSED|FAILED)|FAILED \]|Failure|graphs:|regs" "$O/gpu_tests.log" | head -24
-summ() { awk '/^scenes/{s=$1} /^  (wavefront|megakernel)  /{print s, $0} /ray cast only/{print s, $0}' "$1"; }
 for w in 2 8; do
   echo "== bench, BVH width $w"
   WP_BVH_WIDTH=$w timeout 250 $B/wavepath bench --backend gpu --repeat 3 --json "$O/bench-w$w.json" > "$O/bench-w$w.txt" 2>&1
-  echo "rc=$?"; summ "$O/bench-w$w.txt"
+  echo "rc=$?"; show "$O/bench-w$w.txt"
 done
 grep -E "^scenes|^    (generate|extend|shade|shadow|compact|compact_select|drain|megakernel) " "$O/bench-w2.txt"
 echo "== ncu: instructions per ray and SIMD efficiency of the ray-cast pass (Sponza, default tree)"

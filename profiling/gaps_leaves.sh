@@ -4,13 +4,8 @@
 # Nsight Compute stall reasons of RTIOW's shade and Sponza's extend and shadow. Everything under $OUT/logs.tgz.
 #   bash profiling/gaps_leaves.sh
 set -u
-cd "$(dirname "$0")/.."
-export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
-B=.devcarry
-O=/tmp/wp-out
-mkdir -p "$O"
-trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; fi' EXIT
-show() { awk '/^scenes/{s=$1} /^  (wavefront|megakernel)  /{print s, $0} /ray cast only/{print s, $0}' "$1"; }
+source "$(dirname "$0")/common.sh"
+archive_outputs
 sum_kernels() { python3 - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -2,11 +2,8 @@
 # Spatial splits on the 8-wide tree (profiling/LOG.md entry 12): the binary tree's leaf size under the collapse,
 # with and without splits, on Sponza (wavefront and ray cast).   bash profiling/sbvh_wide.sh
 set -u
-cd "$(dirname "$0")/.."
-export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
-B=.devcarry
 O=${OUT:-/tmp/wp-out}
-mkdir -p "$O"
+source "$(dirname "$0")/common.sh"
 for cfg in "8 1 0" "8 1 1" "8 2 1" "8 4 1" "2 2 1"; do
   set -- $cfg
   echo "== width $1, binary leaves of $2, splits $3"

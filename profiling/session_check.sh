@@ -4,14 +4,9 @@
 # the default; the while-while binary traversal (build in .devcarry/ww, -DWAVEPATH_WHILE_WHILE=ON) with its GPU
 # tests. Everything under $OUT/logs.tgz.   bash profiling/session_check.sh
 set -u
-cd "$(dirname "$0")/.."
-export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
-B=.devcarry
-O=/tmp/wp-out
-mkdir -p "$O"
-trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; fi' EXIT
+source "$(dirname "$0")/common.sh"
+archive_outputs
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-show() { awk '/^scenes/{s=$1} /^  (wavefront|megakernel)  /{print s, $0} /ray cast only/{print s, $0}' "$1"; }
 for w in 2 8; do
   echo "== GPU tests, WP_BVH_WIDTH=$w"
   WP_BVH_WIDTH=$w timeout 200 $B/wp_gpu_tests > "$O/gpu_tests-w$w.log" 2>&1; echo "rc=$?"

@@ -4,12 +4,8 @@
 # set for both builds in one lease, GPU tests and memcheck on the second. Everything under $OUT/logs.tgz.
 #   bash profiling/shade_stack.sh
 set -u
-cd "$(dirname "$0")/.."
-export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
-O=/tmp/wp-out
-mkdir -p "$O"
-trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; fi' EXIT
-show() { awk '/^scenes/{s=$1} /^  (wavefront|megakernel)  /{print s, $0} /ray cast only/{print s, $0}' "$1"; }
+source "$(dirname "$0")/common.sh"
+archive_outputs
 kern() { grep -E "^scenes|^    (extend|shade|shadow|drain|megakernel) " "$1"; }
 echo "== GPU tests (shade + stack top)"
 timeout 200 .devcarry/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head

@@ -4,13 +4,9 @@
 # concern; the while-while binary traversal (second build in .devcarry/ww); memcheck over the drain.
 #   bash profiling/tail_levers.sh        (binaries in .devcarry/, README "Measured"; JSON and logs under $OUT)
 set -u
-cd "$(dirname "$0")/.."
-export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
-B=.devcarry
 O=${OUT:-/tmp/wp-out}
-mkdir -p "$O"
+source "$(dirname "$0")/common.sh"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-show() { awk '/^scenes/{s=$1} /^  (wavefront|megakernel)  /{print s, $0} /ray cast only/{print s, $0}' "$1"; }
 echo "== GPU tests (default tree)"
 timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"
 grep -E "^\[  (PASSED|FAILED)|FAILED \]|Failure|drained" "$O/gpu_tests.log" | head -24
