@@ -147,12 +147,18 @@ WP_HD bool occluded8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& 
     return traverse8<true>(nodes, prims, r, 0.0f, tmax).prim != kInvalid;
 }
 
-// Binary-tree traversal: traverse(), or the Aila-Laine while-while traversal (kernels/bvh.h) when the macro
-// WP_BVH2_WHILE_WHILE is defined and nonzero.
-template <bool kAnyHit>
+// Binary-tree traversal. Closest hit: the Aila-Laine while-while traversal (kernels/bvh.h traverse_ww) when the
+// macro WP_BVH2_WHILE_WHILE is defined and nonzero (CMake WAVEPATH_WHILE_WHILE, on by default), else traverse().
+// Any hit: traverse_ww as well when kAnyHitWW, else traverse(), which intersects a leaf as soon as it meets one,
+// so an occluded shadow ray stops at once instead of waiting for its warp's other lanes to find leaves. The
+// wavefront's shadow kernel takes traverse() (11% faster on Cornell, 7% on the dragon, 2% on Sponza, 3% slower on
+// the helmet); the megakernel and the drain (finish_path) keep one traversal, traverse_ww, for both (with the two
+// inlined the megakernel was 3% slower on Sponza and the dragon): profiling/LOG.md entry 25. Same hits either way.
+template <bool kAnyHit, bool kAnyHitWW = false>
 WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
 #if defined(WP_BVH2_WHILE_WHILE) && WP_BVH2_WHILE_WHILE
-    return traverse_ww<kAnyHit>(s, r, tmin, tmax);
+    if constexpr (!kAnyHit || kAnyHitWW) return traverse_ww<kAnyHit>(s, r, tmin, tmax);
+    else return traverse<true>(s, r, tmin, tmax);
 #else
     return traverse<kAnyHit>(s, r, tmin, tmax);
 #endif
@@ -168,13 +174,13 @@ WP_HD Hit intersect_closest(const SceneView& s, const Ray& r, float tmin = 0.0f,
     else if constexpr (W == 2) return traverse2<false>(s, r, tmin, tmax);
     else return s.nodes8 ? traverse8<false>(s.nodes8, s.prims, r, tmin, tmax) : traverse2<false>(s, r, tmin, tmax);
 }
-template <int W = 0>
+template <int W = 0, bool kAnyHitWW = false>
 WP_HD bool occluded(const SceneView& s, const Ray& r, float tmax) {
     static_assert(W == 0 || W == 2 || W == 8, "tree width");
     Hit h;
     if constexpr (W == 8) h = traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax);
-    else if constexpr (W == 2) h = traverse2<true>(s, r, 0.0f, tmax);
-    else h = s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse2<true>(s, r, 0.0f, tmax);
+    else if constexpr (W == 2) h = traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
+    else h = s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
     return h.prim != kInvalid;
 }
 

@@ -225,9 +225,10 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 }
 
 // shadow: any-hit occlusion; unoccluded light reaches the pixel.
-template <int W = 0>
+// kAnyHitWW: occlusion by the while-while traversal (the megakernel's choice, see traverse2 in bvh8.h).
+template <int W = 0, bool kAnyHitWW = false>
 WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRay& sh) {
-    if (!occluded<W>(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
+    if (!occluded<W, kAnyHitWW>(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
 }
 
 // No per-segment statistics (the megakernel's paths).
@@ -238,7 +239,9 @@ struct NoSegmentStats {
 // A path from its current state to its end: extend, shade and the shadow ray in a loop. on_segment(depth,
 // has_shadow) sees each segment. Returns the rays it traced: extension rays in the low 32 bits, shadow rays in the
 // high 32 bits. The megakernel runs it from the camera (trace_path); the wavefront's drain from a queued path.
-template <int W = 0, class OnSegment = NoSegmentStats>
+// kAnyHitWW (default true): the loop's shadow rays use the while-while traversal of its extension rays, so one
+// traversal is inlined, not two (traverse2 in bvh8.h).
+template <int W = 0, bool kAnyHitWW = true, class OnSegment = NoSegmentStats>
 WP_HD uint64_t finish_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                            OnSegment&& on_segment = {}) {
     uint32_t ext = 0, shadow = 0;
@@ -251,17 +254,17 @@ WP_HD uint64_t finish_path(const SceneView& s, const RenderParams& rp, const Fil
         ext++;
         shadow += has_shadow ? 1u : 0u;
         on_segment(depth, has_shadow);
-        if (has_shadow) shadow_trace<W>(s, film, sh);
+        if (has_shadow) shadow_trace<W, kAnyHitWW>(s, film, sh);
         if (!alive) break;
     }
     return uint64_t(ext) | (uint64_t(shadow) << 32);
 }
 
 // One whole path: the megakernel's loop body (also used by the CPU backend).
-template <int W = 0>
+template <int W = 0, bool kAnyHitWW = true>
 WP_HD uint64_t trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
     PathState p = generate_path(s, rp, index);
-    return finish_path<W>(s, rp, film, p, NoSegmentStats{});
+    return finish_path<W, kAnyHitWW>(s, rp, film, p, NoSegmentStats{});
 }
 
 }  // namespace wp
