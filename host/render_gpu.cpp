@@ -117,12 +117,15 @@ struct Stream {
     Stream() { WP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
     ~Stream() { cudaStreamDestroy(s); }
 };
-// L2 persistence for the tree (RenderOptions::l2_persist): an access policy window over the node array on the
-// render's stream, with the persisting L2 set-aside sized to it (capped at the device's maximum). The set-aside is a
-// limit of this process's context; the destructor resets the persisting lines and gives the set-aside back.
+// L2 persistence for the tree (RenderOptions::l2_persist): an access policy window over the scene's node array
+// (binary or wide) on the render's stream, with the persisting L2 set-aside sized to it (capped at the device's
+// maximum). The set-aside is a limit of this process's context; the destructor resets the persisting lines and gives
+// the set-aside back.
 class L2Window {
 public:
-    L2Window(bool on, cudaStream_t s, const void* base, size_t bytes) : s_(s) {
+    L2Window(bool on, cudaStream_t s, const SceneData& sd, const SceneView& view) : s_(s) {
+        const void* base = view.nodes8 ? static_cast<const void*>(view.nodes8) : view.nodes;
+        const size_t bytes = view.nodes8 ? sd.nodes8.size() * sizeof(BVH8Node) : sd.nodes.size() * sizeof(BVHNode);
         if (!on || !base || bytes == 0) return;
         int dev = 0, max_persist = 0, max_window = 0;
         WP_CUDA(cudaGetDevice(&dev));
@@ -487,8 +490,7 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
     Stream stream;
     Image img;
     {
-        L2Window l2(opt.l2_persist, stream.s, s.nodes8 ? static_cast<const void*>(s.nodes8) : s.nodes,
-                    s.nodes8 ? sd.nodes8.size() * sizeof(BVH8Node) : sd.nodes.size() * sizeof(BVHNode));
+        L2Window l2(opt.l2_persist, stream.s, sd, s);
         Launcher L(stream.s, opt.kernel_timing);
         Event t0, t1;
         WP_CUDA(cudaDeviceSynchronize());
@@ -518,8 +520,7 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const Rend
     DeviceArena A;
     SceneView s = upload_scene(sd, A);
     Stream stream;
-    L2Window l2(opt.l2_persist, stream.s, s.nodes8 ? static_cast<const void*>(s.nodes8) : s.nodes,
-                s.nodes8 ? sd.nodes8.size() * sizeof(BVH8Node) : sd.nodes.size() * sizeof(BVHNode));
+    L2Window l2(opt.l2_persist, stream.s, sd, s);
     Launcher L(stream.s);
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     uint64_t cap = std::min<uint64_t>(opt.capacity ? opt.capacity : (1u << 22), std::max<uint64_t>(total, 1));

@@ -73,6 +73,7 @@ WP_HD void histogram_add(unsigned long long* hist, uint32_t bin) {
 }
 
 constexpr uint32_t kStatDepths = 64;  // depth histogram bins; the last one collects deeper paths
+WP_HD uint32_t depth_bin(uint32_t depth) { return depth < kStatDepths ? depth : kStatDepths - 1; }
 // Shading order key: 0 = miss, 1 + material type otherwise; kDeadKey for slots past the queue's length (the GPU
 // sorts an upper bound of the length: dead slots sort last).
 constexpr int kMaterialKeyBits = 4;
@@ -148,7 +149,7 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
     PathState p = unpack(q.paths.load(slot));
     Hit h = unpack(q.hits.load(j));
     uint32_t depth = p.depth;
-    if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth < kStatDepths ? depth : kStatDepths - 1);
+    if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth_bin(depth));
     ShadowRay sh;
     bool has_shadow = false;
     bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
@@ -160,7 +161,7 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
     }
     if (has_shadow) {
         q.shadow.store(queue_push(&q.counters[kShadowCount]), pack(sh));
-        if (q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth < kStatDepths ? depth : kStatDepths - 1);
+        if (q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth_bin(depth));
     }
 }
 
@@ -179,9 +180,8 @@ WP_HD uint64_t drain(const SceneView& s, const RenderParams& rp, const FilmView&
                      uint32_t i) {
     PathState p = unpack(q.paths.load(q.slot(i)));
     auto stats = [&q](uint32_t depth, bool has_shadow) {
-        const uint32_t bin = depth < kStatDepths ? depth : kStatDepths - 1;
-        if (q.paths_at_depth) histogram_add(q.paths_at_depth, bin);
-        if (has_shadow && q.shadow_at_depth) histogram_add(q.shadow_at_depth, bin);
+        if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth_bin(depth));
+        if (has_shadow && q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth_bin(depth));
     };
     return finish_path<W>(s, rp, film, p, stats);
 }

@@ -36,6 +36,24 @@ double channel_mean(const Image& img, int c) {
     for (size_t i = 0; i < np; ++i) m += img.rgb[3 * i + c] / double(np);
     return m;
 }
+// Device buffers and a stream for the tests that call launchers directly; freed when the test ends (also after a
+// failed ASSERT).
+struct DeviceScratch {
+    std::vector<void*> owned;
+    cudaStream_t stream = nullptr;
+    DeviceScratch() { WP_CUDA(cudaStreamCreate(&stream)); }
+    ~DeviceScratch() {
+        cudaStreamDestroy(stream);
+        for (void* p : owned) cudaFree(p);
+    }
+    template <class T = void>
+    T* alloc(size_t bytes) {
+        void* p = nullptr;
+        WP_CUDA(cudaMalloc(&p, bytes));
+        owned.push_back(p);
+        return static_cast<T*>(p);
+    }
+};
 void print_stats(const char* what, const RenderStats& st) {
     std::printf("%s on %s: %.1f ms, %.1f Msamples/s, %.1f Mrays/s\n", what, st.device.c_str(), st.render_ms,
                 st.msamples_per_s(), st.mrays_per_s());
@@ -151,16 +169,10 @@ TEST(Gpu, WavefrontAgreesWithMegakernelStatistically) {
 TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
     REQUIRE_GPU();
     const uint32_t n = 1000003;
-    std::vector<void*> owned;
-    auto dalloc = [&](size_t bytes) {
-        void* p;
-        WP_CUDA(cudaMalloc(&p, bytes));
-        owned.push_back(p);
-        return p;
-    };
+    DeviceScratch dev;
     PathSoA in, out;
-    in.visit([&](void** p, size_t b, const char*) { *p = dalloc(b * n); });
-    out.visit([&](void** p, size_t b, const char*) { *p = dalloc(b * n); });
+    in.visit([&](void** p, size_t b, const char*) { *p = dev.alloc(b * n); });
+    out.visit([&](void** p, size_t b, const char*) { *p = dev.alloc(b * n); });
     std::vector<U4> ids(n);
     std::vector<F4> beta(n);
     for (uint32_t i = 0; i < n; ++i) {
@@ -171,13 +183,12 @@ TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
     WP_CUDA(cudaMemcpy(in.beta, beta.data(), n * sizeof(F4), cudaMemcpyHostToDevice));
     WavefrontQueues q;
     q.paths = in;
-    q.alive = static_cast<uint8_t*>(dalloc(n));
-    q.counters = static_cast<uint32_t*>(dalloc(kNumCounters * 4));
-    uint32_t* sel = static_cast<uint32_t*>(dalloc(4ull * n));
+    q.alive = dev.alloc<uint8_t>(n);
+    q.counters = dev.alloc<uint32_t>(kNumCounters * 4);
+    uint32_t* sel = dev.alloc<uint32_t>(4ull * n);
     size_t tb = compact_temp_bytes(n);
-    void* temp = dalloc(tb);
-    cudaStream_t s;
-    WP_CUDA(cudaStreamCreate(&s));
+    void* temp = dev.alloc(tb);
+    cudaStream_t s = dev.stream;
     std::mt19937 rng(5);
     for (double density : {0.0, 0.003, 0.5, 0.97, 1.0}) {
         std::vector<uint8_t> alive(n);
@@ -208,8 +219,6 @@ TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
         }
         EXPECT_EQ(bad, 0u) << density;  // increasing indices: no duplicates; all live (count matches): none lost
     }
-    cudaStreamDestroy(s);
-    for (void* p : owned) cudaFree(p);
 }
 
 // Materials and the environment on the GPU: spheres of white Lambert (through environment MIS) and of glass in a
@@ -477,28 +486,21 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
 TEST(Gpu, PartitionKeepsEverySlotOnce) {
     REQUIRE_GPU();
     const uint32_t n = 1000003;
-    std::vector<void*> owned;
-    auto dalloc = [&](size_t bytes) {
-        void* p;
-        WP_CUDA(cudaMalloc(&p, bytes));
-        owned.push_back(p);
-        return p;
-    };
+    DeviceScratch dev;
     std::mt19937 rng(9);
     std::vector<uint32_t> slots(n);
     for (uint32_t i = 0; i < n; ++i) slots[i] = i;
     std::shuffle(slots.begin(), slots.end(), rng);
     WavefrontQueues q;
-    uint32_t* d_slots = static_cast<uint32_t*>(dalloc(4ull * n));
-    uint32_t* d_out = static_cast<uint32_t*>(dalloc(4ull * n));
+    uint32_t* d_slots = dev.alloc<uint32_t>(4ull * n);
+    uint32_t* d_out = dev.alloc<uint32_t>(4ull * n);
     q.slots = d_slots;
-    q.alive = static_cast<uint8_t*>(dalloc(n));
-    q.counters = static_cast<uint32_t*>(dalloc(kNumCounters * 4));
+    q.alive = dev.alloc<uint8_t>(n);
+    q.counters = dev.alloc<uint32_t>(kNumCounters * 4);
     WP_CUDA(cudaMemcpy(d_slots, slots.data(), 4ull * n, cudaMemcpyHostToDevice));
     size_t tb = compact_temp_bytes(n);
-    void* temp = dalloc(tb);
-    cudaStream_t s;
-    WP_CUDA(cudaStreamCreate(&s));
+    void* temp = dev.alloc(tb);
+    cudaStream_t s = dev.stream;
     for (double density : {0.0, 0.003, 0.5, 0.97, 1.0}) {
         std::vector<uint8_t> alive(n);
         std::bernoulli_distribution bd(density);
@@ -533,8 +535,6 @@ TEST(Gpu, PartitionKeepsEverySlotOnce) {
         for (uint32_t i = 0; i < n; ++i) bad += got[i] != i;
         EXPECT_EQ(bad, 0u);
     }
-    cudaStreamDestroy(s);
-    for (void* p : owned) cudaFree(p);
 }
 
 // Index compaction (an option: paths stay in their slots) against gather compaction (the default: live paths copied

@@ -15,6 +15,14 @@ using namespace wp;
 
 namespace {
 LoadedScene scene(const char* name) { return load_scene_json(wp_test::source_dir() + "/scenes/" + name); }
+// The scene at 32x32 pixels (square camera) and 8 spp: 8192 samples, for the schedule-against-schedule tests.
+LoadedScene small_scene(const char* name) {
+    LoadedScene ls = scene(name);
+    ls.params.width = ls.params.height = 32;
+    ls.data.camera.aspect = 1.0f;
+    ls.params.spp = 8;
+    return ls;
+}
 
 struct SoAHost {  // host arrays for one PathSoA
     PathSoA q;
@@ -102,11 +110,8 @@ TEST(Wavefront, CompactionKeepsEveryLiveItemOnce) {
 // so the images agree bit for bit, and so do the ray counts. Small capacities force regeneration.
 TEST(Wavefront, SameSeedMatchesMegakernelBitForBit) {
     for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
-        LoadedScene ls = scene(name);
+        LoadedScene ls = small_scene(name);
         RenderParams rp = ls.params;
-        rp.width = rp.height = 32;
-        ls.data.camera.aspect = 1.0f;
-        rp.spp = 8;
         RenderStats sm, sw, ss;
         Image mk = render_cpu(ls.data, rp, Mode::Megakernel, {}, &sm);
         RenderOptions small;
@@ -146,11 +151,8 @@ TEST(Wavefront, SameSeedMatchesMegakernelBitForBit) {
 // must not match.
 TEST(Wavefront, DrainMatchesIterationsBitForBit) {
     for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
-        LoadedScene ls = scene(name);
+        LoadedScene ls = small_scene(name);
         RenderParams rp = ls.params;
-        rp.width = rp.height = 32;
-        ls.data.camera.aspect = 1.0f;
-        rp.spp = 8;
         RenderOptions a, b;
         a.capacity = b.capacity = 1000;
         a.drain_below = 0;
@@ -206,11 +208,8 @@ TEST(Wavefront, IndexCompactionMatchesGatherBitForBit) {
         live.insert(live.end(), dead.begin(), dead.end());
         EXPECT_EQ(out, live);
     }
-    LoadedScene ls = scene("glossy-glass.json");
+    LoadedScene ls = small_scene("glossy-glass.json");
     RenderParams rp = ls.params;
-    rp.width = rp.height = 32;
-    ls.data.camera.aspect = 1.0f;
-    rp.spp = 8;
     RenderStats sm;
     Image mk = render_cpu(ls.data, rp, Mode::Megakernel, {}, &sm);
     for (bool sorted : {false, true})
