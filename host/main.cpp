@@ -132,10 +132,19 @@ int main(int argc, char** argv) {
     render->add_option("--drain", drain_below,
                        "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
                        "each path to its end (0: never; default 65536)");
-    bool pipelined = false, push = false, graphs = false;
+    bool pipelined = false, push = true, graphs = false;
     render->add_flag("--graphs", graphs, "GPU wavefront: each iteration's launches as one CUDA graph (slower: LOG.md 11)");
-    render->add_flag("--push-compaction", push, "wavefront: shade appends live paths to the next queue (no CUB select)");
+    render->add_flag("--push-compaction,!--select-compaction", push,
+                     "wavefront compaction: shade packs live paths into the next queue by a CUB block scan (default), "
+                     "or --select-compaction: CUB DeviceSelect and a gather kernel");
     render->add_flag("--pipelined", pipelined, "GPU wavefront: counts on the device, no host round trip per iteration");
+    uint32_t refill = RenderOptions::kDefaultRefill, refill_shadow = RenderOptions::kDefaultRefillShadow;
+    render->add_option("--refill", refill,
+                       "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; "
+                       "0: one thread per ray (default 16)")
+        ->check(CLI::Range(0, 32));
+    render->add_option("--refill-shadow", refill_shadow, "GPU: the same for the shadow kernel (default 0)")
+        ->check(CLI::Range(0, 32));
     render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
     render->add_option("--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
     auto* bench = app.add_subcommand("bench", "time scenes in both schedules: per-kernel table, JSON, SVG plot");
@@ -167,7 +176,15 @@ int main(int argc, char** argv) {
                       "wavefront: finish at most this many live paths in one kernel once all camera paths are out "
                       "(0: never; default 65536)");
     bench->add_flag("--pipelined", bo.render.pipelined, "GPU wavefront: no host round trip per iteration");
-    bench->add_flag("--push-compaction", bo.render.push_compaction, "wavefront: compaction by push in shade");
+    bench->add_flag("--push-compaction,!--select-compaction", bo.render.push_compaction,
+                    "wavefront compaction: by push in shade (CUB block scan, default), or --select-compaction: CUB "
+                    "DeviceSelect and a gather kernel");
+    bench->add_option("--refill", bo.render.refill,
+                      "GPU: persistent extend kernel, refill a warp once this many lanes (1-32) are idle; 0: one thread "
+                      "per ray (default 16)")
+        ->check(CLI::Range(0, 32));
+    bench->add_option("--refill-shadow", bo.render.refill_shadow, "GPU: the same for the shadow kernel (default 0)")
+        ->check(CLI::Range(0, 32));
     bool no_kt = false;
     bench->add_flag("--graphs", bo.render.graphs, "GPU wavefront: each iteration's launches as one CUDA graph");
     bench->add_flag("--no-kernel-timing", no_kt, "GPU: no per-kernel events (frame time only)");
@@ -252,6 +269,8 @@ int main(int argc, char** argv) {
             opt.pipelined = pipelined;
             opt.push_compaction = push;
             opt.graphs = graphs;
+            opt.refill = refill;
+            opt.refill_shadow = refill_shadow;
             opt.cancel = &g_cancel;
             std::vector<Image> images;
             std::vector<RenderStats> all;

@@ -49,11 +49,17 @@ struct RenderOptions {
     // sized to it)
     bool l2_persist = false;
     // GPU wavefront: keep the iteration counts on the device and launch over bounds, no host round trip per
-    // iteration (profiling/LOG.md entry 2: no faster by itself); implied by push_compaction
+    // iteration (profiling/LOG.md entry 2: no faster by itself); no drain
     bool pipelined = false;
-    // wavefront: shade appends live paths to the next queue (warp-aggregated atomics) instead of the CUB select
-    // and gather (GPU: pipelined schedule only)
-    bool push_compaction = false;
+    // wavefront compaction (default): shade packs the live paths into the next queue (GPU: a CUB block scan numbers
+    // each block's live paths, one atomic per block reserves their slots; CPU: one atomic per path). false: the CUB
+    // select and gather kernels (compact_select, compact), 3-9% slower frames (profiling/LOG.md entry 27).
+    // index_compaction takes precedence.
+    bool push_compaction = true;
+    // GPU, binary tree: extend and shadow run as persistent kernels whose warps refill their idle lanes with new rays
+    // once this many (1-32) are idle (kernels/persistent.h); 0: one thread per ray. profiling/LOG.md entry 26.
+    uint32_t refill = kDefaultRefill, refill_shadow = kDefaultRefillShadow;
+    static constexpr uint32_t kDefaultRefill = 16, kDefaultRefillShadow = 0;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
     bool kernel_timing = true;
     // GPU wavefront, synchronised schedule: each iteration's launch sequence is captured as a CUDA graph and

@@ -123,8 +123,9 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     st.capacity = cap;
     st.sorted = opt.sort_materials;
 
-    // index compaction (an option, not with push): paths stay in their slots, the slot lists are partitioned
-    const bool by_index = opt.index_compaction && !opt.push_compaction;
+    // index compaction (an option, taking precedence over push): paths stay in their slots, the slot lists are
+    // partitioned
+    const bool by_index = opt.index_compaction;
     st.index_compaction = by_index;
     HostArrays mem;
     PathSoA paths[2];
@@ -199,7 +200,7 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
             q.order = order.data();
         }
         counters[kShadowCount] = 0;
-        q.push = opt.push_compaction;
+        q.push = opt.push_compaction && !by_index;
         q.next = paths[1 - cur];
         if (q.push) counters[kLiveCount] = 0;
         timer.run("shade", [&] { parallel_for(n, threads, [&](uint64_t i) { stage::shade(s, rp, fv, q, uint32_t(i)); }); });

@@ -211,9 +211,9 @@ private:
 };
 
 // Whether the wavefront compacts slot indices (paths stay in place) rather than gathering paths: an option of the
-// synchronised schedule; the pipelined and push schedules move paths.
+// synchronised schedule (taking precedence over push compaction); the pipelined schedule moves paths.
 bool index_compaction(const RenderOptions& opt) {
-    return opt.index_compaction && !opt.pipelined && !opt.push_compaction;
+    return opt.index_compaction && !opt.pipelined;
 }
 
 // Device bytes per wavefront path slot: the path queue (two when paths are gathered), hits, shadow rays, flags,
@@ -228,8 +228,12 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
                              DeviceArena& A, Launcher& L, RenderStats& st) {
     unsigned long long* rays = A.alloc<unsigned long long>(2);
     WP_CUDA(cudaMemsetAsync(rays, 0, 2 * sizeof(unsigned long long), L.stream()));
+    uint32_t* counters = A.alloc<uint32_t>(2);  // the persistent threads' work counters, zero after every launch
+    WP_CUDA(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), L.stream()));
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
-    const uint64_t batch = std::max<uint64_t>(rp.num_pixels(), 1);  // one sample per pixel per launch
+    // Samples per launch: a pass over the pixels, at least 2M (the persistent megakernel's tail, where lanes run out of
+    // samples, comes once per launch), fewer than 2^32 (its counters)
+    const uint64_t batch = std::min<uint64_t>(std::max<uint64_t>(rp.num_pixels(), 1u << 21), 0xffff0000ull);
     // at most two batches in flight: the host waits for batch k-1 (to report progress) while k runs
     Event batch_end[2];
     uint64_t k = 0;
@@ -238,7 +242,7 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
         uint64_t e = std::min(total, b + batch);
         done = e;
         NvtxRange batch_range("batch");
-        launch_megakernel(L, s, rp, film, b, e, rays);
+        launch_megakernel(L, s, rp, film, b, e, rays, counters);
         WP_CUDA(cudaEventRecord(batch_end[k & 1].e, L.stream()));
         if (k > 0) {
             WP_CUDA(cudaEventSynchronize(batch_end[(k - 1) & 1].e));
@@ -359,6 +363,9 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     A.allocate(q.shadow, cap);
     q.alive = A.alloc<uint8_t>(cap);
     q.counters = A.alloc<uint32_t>(kNumCounters);
+    WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
+    q.refill = opt.refill;
+    q.refill_shadow = opt.refill_shadow;
     q.paths_at_depth = A.alloc<unsigned long long>(kStatDepths);
     q.shadow_at_depth = A.alloc<unsigned long long>(kStatDepths);
     WP_CUDA(cudaMemsetAsync(q.paths_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
@@ -384,7 +391,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
 
     int cur = 0;
     uint64_t next = 0;
-    if (!opt.pipelined && !opt.push_compaction) {  // the default: one host round trip per iteration
+    if (!opt.pipelined) {  // the default: one host round trip per iteration
         IterationGraph graph(opt.graphs);
         uint32_t live = 0;
         unsigned long long* d_rays = A.alloc<unsigned long long>(2);  // the drain's ray counts
@@ -427,11 +434,14 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
                 launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, n);
                 q.order = order;
             }
+            q.push = opt.push_compaction && !by_index;  // shade packs the live paths into the other queue
+            q.next = paths[1 - cur];
             launch_shade(L, s, rp, film, q, n);
             if (samples_lights(s, rp)) launch_shadow(L, s, film, q, n);  // no lights: no shadow rays
             // The next iteration's items: live slots first, then the freed ones its generate fills. Those past n
             // are not needed: n < cap only once every camera path has been generated.
-            if (by_index) launch_partition(L, temp, select_bytes, q, slot_list[1 - cur], n);
+            if (q.push) {
+            } else if (by_index) launch_partition(L, temp, select_bytes, q, slot_list[1 - cur], n);
             else launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
             cur = 1 - cur;
             WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
@@ -531,6 +541,8 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const Rend
     A.allocate(q.hits, cap);
     q.alive = A.alloc<uint8_t>(cap);
     q.counters = A.alloc<uint32_t>(kNumCounters);
+    WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
+    q.refill = opt.refill;
     uint32_t* selected = A.alloc<uint32_t>(cap);
     size_t select_bytes = compact_temp_bytes(uint32_t(cap));
     void* temp = A.alloc<unsigned char>(select_bytes);
@@ -563,8 +575,8 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const Rend
 std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width) {
     if (!gpu_available()) return {};
     return {attr_megakernel(bvh_width), attr_generate(), attr_extend(bvh_width), attr_shade(), attr_shadow(bvh_width),
-            attr_compact(),
-            attr_diffuse_bounce(), attr_drain(bvh_width)};
+            attr_compact(), attr_diffuse_bounce(), attr_drain(bvh_width), attr_extend_persistent(),
+            attr_shadow_persistent()};
 }
 
 }  // namespace wp

@@ -100,7 +100,11 @@ WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, floa
     return false;
 }
 
-// Test primitive i; on a closer hit update hit and return true.
+// Test primitive i; on a closer hit update hit and return true. Ties go to the lower primitive index: a hit at
+// exactly hit.t replaces a primitive of a higher index, so the closest hit is the least (t, index) whatever order
+// the traversal visits the leaves in (the while-while traversal's order depends on the other rays of its warp, and
+// the persistent kernels' warps are made up at run time; kernels/persistent.h). Before any hit, hit.t is the
+// query's tmax, which stays exclusive.
 WP_HD bool intersect_prim(const PrimArrays& P, uint32_t i, const Ray& r, float tmin, Hit& hit) {
     // All three records are loaded before the type is known (a sphere does not use g2): a load issued after the
     // branch on g0.w would wait for g0 first, two memory round trips per triangle instead of one.
@@ -110,14 +114,17 @@ WP_HD bool intersect_prim(const PrimArrays& P, uint32_t i, const Ray& r, float t
     uint32_t type = float_bits(g0.w);
     float t, u = 0.0f, v = 0.0f;
     bool ok;
+    // the routines' tmax is exclusive: the next float above hit.t admits a tie with the current hit (hit.t > 0)
+    const float tmax = hit.prim == kInvalid ? hit.t : bits_float(float_bits(hit.t) + 1u);
     if (type == uint32_t(ShapeType::Sphere)) {
-        ok = intersect_sphere(r, xyz(g0), g1.x, tmin, hit.t, t);
+        ok = intersect_sphere(r, xyz(g0), g1.x, tmin, tmax, t);
     } else {
         if (type == uint32_t(ShapeType::Triangle))
-            ok = intersect_triangle(r, xyz(g0), xyz(g1), xyz(g2), tmin, hit.t, t, u, v);
+            ok = intersect_triangle(r, xyz(g0), xyz(g1), xyz(g2), tmin, tmax, t, u, v);
         else
-            ok = intersect_quad(r, xyz(g0), xyz(g1), xyz(g2), tmin, hit.t, t, u, v);
+            ok = intersect_quad(r, xyz(g0), xyz(g1), xyz(g2), tmin, tmax, t, u, v);
     }
+    ok = ok && (t < hit.t || i < hit.prim);  // a tie: the lower index
     if (ok) {
         hit.t = t;
         hit.prim = i;

@@ -29,9 +29,10 @@ constexpr unsigned kStageBlock = 128;
 #endif
 inline unsigned blocks_for(uint64_t n, unsigned block = kStageBlock) { return unsigned((n + block - 1) / block); }
 
-// megakernel: whole paths of global samples [begin, end); adds (extension, shadow) ray counts to rays[0..1].
+// megakernel: whole paths of global samples [begin, end) (fewer than 2^32); adds (extension, shadow) ray counts to
+// rays[0..1]. counters: two zeroed words, the persistent threads' work counters (zero again after the launch).
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
-                       uint64_t end, unsigned long long* rays);
+                       uint64_t end, unsigned long long* rays, uint32_t* counters);
 // generate: camera paths of samples [first_index, first_index + n) into slots [first_slot, first_slot + n).
 void launch_generate(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
                      uint32_t first_slot, uint64_t first_index, uint32_t n);
@@ -98,5 +99,9 @@ KernelAttr attr_shadow(int width);
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
 KernelAttr attr_drain(int width);
+// The persistent traversal kernels (binary tree; kernels/persistent.h), reported as extend_persistent and
+// shadow_persistent.
+KernelAttr attr_extend_persistent();
+KernelAttr attr_shadow_persistent();
 
 }  // namespace wp

@@ -1,37 +1,82 @@
-// megakernel: one thread per path sample, the stage bodies called in a loop (grid-stride over samples).
+// megakernel: whole paths, the stage bodies called in a loop, with path regeneration: a lane whose path ends starts
+// the next sample at once instead of idling until its warp's longest path ends (Novak, Havran, Dachsbacher 2010;
+// Laine, Karras, Aila 2013 section 3). Persistent threads (kernels/persistent.h): as many warps as fit on the GPU,
+// each taking 32 consecutive samples at a time from a counter.
 #include "kernels/gpu_stages.h"
+#include "kernels/persistent.h"
 
 namespace wp {
 
-// W: the tree width compiled in (2 or 8); the launcher picks the scene's.
+// W: the tree width compiled in (2 or 8); the launcher picks the scene's. Samples [begin, end); the extension and
+// shadow rays traced are added to rays[0..1].
 template <int W>
 __global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin, uint64_t end,
-                           unsigned long long* rays) {
-    uint64_t ext = 0, shadow = 0;
-    for (uint64_t i = begin + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
-         i += uint64_t(gridDim.x) * blockDim.x) {
-        uint64_t r = trace_path<W>(s, rp, film, i);
-        ext += r & 0xffffffffu;
-        shadow += r >> 32;
+                                                unsigned long long* rays, FetchCounters c) {
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t n = uint32_t(end - begin);  // one launch covers fewer than 2^32 samples
+    uint32_t pool = 0, left = 0;               // warp-uniform: samples [pool, pool + left) taken, not yet started
+    bool exhausted = false;                    // warp-uniform: the counter has passed n
+    bool active = false;
+    PathState p;
+    uint32_t ext = 0, shadow = 0;
+    while (true) {
+        unsigned need = __ballot_sync(kFullWarp, !active);
+        while (need != 0 && !(exhausted && left == 0)) {
+            if (left == 0) {
+                uint32_t b = 0;
+                if (lane == 0) b = atomicAdd(c.fetch, 32u);
+                b = __shfl_sync(kFullWarp, b, 0);
+                if (b >= n) {
+                    exhausted = true;
+                    break;
+                }
+                pool = b;
+                left = min(32u, n - b);
+            }
+            const uint32_t rank = uint32_t(__popc(need & ((1u << lane) - 1u)));
+            const uint32_t take = min(uint32_t(__popc(need)), left);
+            const bool mine = ((need >> lane) & 1u) && rank < take;
+            if (mine) {
+                p = generate_path(s, rp, begin + pool + rank);
+                active = true;
+            }
+            need &= ~__ballot_sync(kFullWarp, mine);
+            pool += take;
+            left -= take;
+        }
+        if (!__any_sync(kFullWarp, active)) break;
+        if (active) {  // one segment: the loop body of finish_path (kernels/stages.h)
+            Hit h = extend_path<W>(s, p);
+            ShadowRay sh;
+            bool has_shadow;
+            active = shade_path(s, rp, film, p, h, sh, has_shadow);
+            ext++;
+            if (has_shadow) {
+                shadow++;
+                shadow_trace<W, true>(s, film, sh);
+            }
+        }
     }
     // one atomic per warp and counter
-    unsigned mask = __activemask();
-    ext = __reduce_add_sync(mask, unsigned(ext));
-    shadow = __reduce_add_sync(mask, unsigned(shadow));
-    if ((threadIdx.x & 31u) == unsigned(__ffs(mask) - 1)) {
-        atomicAdd(&rays[0], ext);
-        atomicAdd(&rays[1], shadow);
+    ext = __reduce_add_sync(kFullWarp, ext);
+    shadow = __reduce_add_sync(kFullWarp, shadow);
+    if (lane == 0) {
+        atomicAdd(&rays[0], (unsigned long long)ext);
+        atomicAdd(&rays[1], (unsigned long long)shadow);
     }
+    persistent_block_done(c);
 }
 
+unsigned resident_blocks(const void* fn);  // extend.cu
+
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
-                       uint64_t end, unsigned long long* rays) {
-    int sms = 0;
-    WP_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+                       uint64_t end, unsigned long long* rays, uint32_t* counters) {
+    static const unsigned resident2 = resident_blocks(reinterpret_cast<const void*>(megakernel<2>));
+    static const unsigned resident8 = resident_blocks(reinterpret_cast<const void*>(megakernel<8>));
     uint64_t n = end - begin;
-    unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(n), uint64_t(sms) * 64));
-    L.launch("megakernel", dim3(blocks), dim3(kStageBlock), s.nodes8 ? megakernel<8> : megakernel<2>, s, rp,
-             film, begin, end, rays);
+    unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(n), s.nodes8 ? resident8 : resident2));
+    L.launch("megakernel", dim3(blocks), dim3(kStageBlock), s.nodes8 ? megakernel<8> : megakernel<2>, s, rp, film,
+             begin, end, rays, FetchCounters{counters, counters + 1});
 }
 
 KernelAttr attr_megakernel(int width) {

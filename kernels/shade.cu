@@ -1,5 +1,6 @@
 // shade: emission, BSDF sampling, one light sample (to the shadow queue), Russian roulette. Optionally in
 // material order: sort_materials radix-sorts the hit material keys first (CUB), so warps shade one material.
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "kernels/gpu_stages.h"
 
@@ -8,6 +9,21 @@ namespace wp {
 __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
+    if (q.push) {
+        // Compaction by push: the block's live paths, numbered by a CUB block scan, go to consecutive slots of the
+        // next queue that one atomic per block reserves (their order within the block kept).
+        using Scan = cub::BlockScan<uint32_t, kStageBlock>;
+        __shared__ typename Scan::TempStorage scan;
+        __shared__ uint32_t base;
+        PathState p;
+        const bool alive = i < m && stage::shade_item(s, rp, film, q, i, p);
+        uint32_t rank, count;
+        Scan(scan).ExclusiveSum(alive ? 1u : 0u, rank, count);
+        if (threadIdx.x == 0 && count > 0) base = atomicAdd(&q.counters[kLiveCount], count);
+        __syncthreads();
+        if (alive) q.next.store(base + rank, pack(p));
+        return;
+    }
     if (i < m)
         stage::shade(s, rp, film, q, i);
     else if (i < n && !q.push)  // dead slot within the bound: not selected by the compaction over the bound

@@ -93,7 +93,9 @@ struct IterRecord {
 };
 
 // Counters in one small device array, read back together after each iteration.
-enum QueueCounter : uint32_t { kShadowCount = 0, kLiveCount = 1, kNumCounters = 2 };
+// kFetch, kFetchDone: the persistent traversal kernels' work counters (kernels/persistent.h), back at zero after
+// every launch.
+enum QueueCounter : uint32_t { kShadowCount = 0, kLiveCount = 1, kFetch = 2, kFetchDone = 3, kNumCounters = 4 };
 
 // The buffers of one wavefront iteration (device pointers on the GPU, host pointers on the CPU).
 // Queue items and path slots: item i of an iteration is the path in slot slots[i] of `paths` (index compaction:
@@ -106,13 +108,17 @@ struct WavefrontQueues {
     HitSoA hits;               // closest hit of paths[i]
     ShadowSoA shadow;          // shadow rays pushed by shade
     uint8_t* alive = nullptr;  // set by shade: paths[i] goes on
-    bool push = false;         // compaction by push: shade appends live paths to `next` (count kLiveCount)
+    bool push = false;  // compaction by push: shade appends live paths to `next` (count kLiveCount); on the GPU
+                        // in order within each block (CUB block scan, one atomic per block)
     PathSoA next;
     uint32_t* counters = nullptr;
     uint32_t* material_key = nullptr;  // optional: written by extend when shading is sorted
     uint32_t* order_iota = nullptr;    // optional: order_iota[i] = i, sorted by key into order
     const uint32_t* order = nullptr;   // optional: shade item i shades path order[i]
     const IterCounts* iter = nullptr;  // GPU: this iteration's counts on the device (kernels launched over bounds)
+    // GPU: persistent extend / shadow kernels that refill a warp's lanes once this many are idle (1-32; 0: one
+    // thread per ray). See kernels/persistent.h.
+    uint32_t refill = 0, refill_shadow = 0;
     unsigned long long* paths_at_depth = nullptr;   // optional statistics (kStatDepths bins each)
     unsigned long long* shadow_at_depth = nullptr;
     WP_HD uint32_t slot(uint32_t item) const { return slots ? slots[item] : item; }
@@ -126,49 +132,72 @@ WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQ
     q.paths.store(q.slot(item), pack(generate_path(s, rp, index)));
 }
 
-// extend: closest hit of path i's ray; with sorting, its material key.
-template <int W = 0>
-WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
-    PathState p;
+// extend: closest hit of path i's ray; with sorting, its material key. extend_ray and extend_done are its two
+// halves, for the persistent GPU kernel that runs the traversal between them (kernels/persistent.h).
+WP_HD Ray extend_ray(const WavefrontQueues& q, uint32_t i) {
     const uint32_t slot = q.slot(i);
     F4 o = load4(q.paths.o_pdf + slot), d = load4(q.paths.dir + slot);
-    p.ray = Ray{xyz(o), xyz(d)};
-    Hit h = extend_path<W>(s, p);
+    return Ray{xyz(o), xyz(d)};
+}
+WP_HD void extend_done(const SceneView& s, const WavefrontQueues& q, uint32_t i, const Hit& h) {
     q.hits.store(i, pack(h));
     if (q.material_key) {
         q.material_key[i] = h.prim == kInvalid ? 0u : 1u + (load4(&s.prims.info[h.prim]).y >> 28);
         q.order_iota[i] = i;
     }
 }
+template <int W = 0>
+WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
+    PathState p;
+    p.ray = extend_ray(q, i);
+    extend_done(s, q, i, extend_path<W>(s, p));
+}
 
 // shade: item order[i] (or i): emission, one light sample pushed to the shadow queue, BSDF sample and roulette.
-WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
-                 uint32_t i) {
-    uint32_t j = q.order ? q.order[i] : i;
-    const uint32_t slot = q.slot(j);
-    PathState p = unpack(q.paths.load(slot));
+// shade_item does all but the store of the path that goes on: returns whether it does, with its new state in p (the
+// GPU's block-scan push stores it; kernels/shade.cu).
+WP_HD bool shade_item(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
+                      uint32_t i, PathState& p) {
+    const uint32_t j = q.order ? q.order[i] : i;
+    p = unpack(q.paths.load(q.slot(j)));
     Hit h = unpack(q.hits.load(j));
     uint32_t depth = p.depth;
     if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth_bin(depth));
     ShadowRay sh;
     bool has_shadow = false;
     bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
-    if (q.push) {  // compaction by push: the live path goes straight to the next queue
-        if (alive) q.next.store(queue_push(&q.counters[kLiveCount]), pack(p));
-    } else {
-        q.alive[j] = alive ? 1 : 0;
-        if (alive) q.paths.store(slot, pack(p));
-    }
     if (has_shadow) {
         q.shadow.store(queue_push(&q.counters[kShadowCount]), pack(sh));
         if (q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth_bin(depth));
     }
+    return alive;
+}
+WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
+                 uint32_t i) {
+    PathState p;
+    const bool alive = shade_item(s, rp, film, q, i, p);
+    if (q.push) {  // compaction by push: the live path goes straight to the next queue
+        if (alive) q.next.store(queue_push(&q.counters[kLiveCount]), pack(p));
+    } else {
+        const uint32_t j = q.order ? q.order[i] : i;
+        q.alive[j] = alive ? 1 : 0;
+        if (alive) q.paths.store(q.slot(j), pack(p));
+    }
 }
 
-// shadow: shadow ray i; unoccluded light reaches its pixel.
+// shadow: shadow ray i; unoccluded light reaches its pixel. shadow_ray and shadow_done are its two halves, for the
+// persistent GPU kernel (kernels/persistent.h).
 template <int W = 0>
 WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t i) {
     shadow_trace<W>(s, film, unpack(q.shadow.load(i)));
+}
+WP_HD Ray shadow_ray(const WavefrontQueues& q, uint32_t i, float& tmax) {
+    F4 o = load4(q.shadow.o_tmax + i), d = load4(q.shadow.d_pixel + i);
+    tmax = o.w;
+    return Ray{xyz(o), xyz(d)};
+}
+WP_HD void shadow_done(const FilmView& film, const WavefrontQueues& q, uint32_t i, const Hit& h) {
+    if (h.prim == kInvalid) film_add(film, float_bits(load4(q.shadow.d_pixel + i).w), xyz(load4(q.shadow.contrib + i)));
 }
 
 // drain: path i of the queue run to its end by one thread (finish_path, the megakernel's loop over the same

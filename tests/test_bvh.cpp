@@ -257,6 +257,70 @@ TEST(BVH, WhileWhileMatchesTraverseOnRandomTriangles) {
         }
 }
 
+// Ties between equally distant primitives go to the lower primitive index, whatever order a traversal visits them
+// in (the GPU's while-while and persistent traversals visit leaves in an order that depends on the other rays of the
+// warp): every triangle of the soup twice, so every hit is a tie. Brute force forwards and backwards, the single-loop
+// and both while-while traversals all return the lower copy at the bit-equal t. With spatial splits a triangle also
+// has several leaf slots, each in a leaf clipped to part of it, and brute force (which tests whole triangles) may find
+// a slot whose leaf box does not hold the hit: there the traversals are checked against each other, and a hit on a
+// split plane, where either clipped leaf of a triangle may take it, counts by triangle.
+TEST(BVH, TiesGoToTheLowerPrimitiveInEveryOrder) {
+    TriScene base = random_soup(21, 600);
+    const size_t nv = base.v.size();
+    for (size_t k = 0; k < nv; ++k) base.v.push_back(base.v[k]);  // the same triangles again
+    const uint32_t ntri = uint32_t(nv / 3);
+    std::vector<Ray> rays = random_rays(22, 6000);
+    for (uint32_t max_leaf : {1u, 4u})
+        for (bool splits : {false, true}) {
+            SCOPED_TRACE(testing::Message() << "max_leaf " << max_leaf << " spatial splits " << splits);
+            TriScene ts = base;
+            BVHBuildOptions opt;
+            opt.max_leaf = max_leaf;
+            opt.spatial_splits = splits;
+            ts.build(opt);
+            SceneView s = ts.view();
+            int hits = 0;
+            for (const Ray& ray : rays) {
+                Hit fwd{kInf, kInvalid, 0, 0}, bwd{kInf, kInvalid, 0, 0};
+                for (uint32_t i = 0; i < s.prims.count; ++i) intersect_prim(s.prims, i, ray, 0.0f, fwd);
+                for (uint32_t i = s.prims.count; i-- > 0;) intersect_prim(s.prims, i, ray, 0.0f, bwd);
+                ASSERT_EQ(fwd.prim, bwd.prim);
+                ASSERT_EQ(fwd.t, bwd.t);
+                const Hit h1 = traverse<false>(s, ray, 0.0f, kInf);
+                const Hit h2 = traverse_ww<false, false>(s, ray, 0.0f, kInf);
+                const Hit h3 = traverse_ww<false, true>(s, ray, 0.0f, kInf);
+                // with spatial splits, a hit on a split plane may land in either clipped leaf of the same triangle
+                // (or its copy): the same geometry at the same t
+                if (!splits || h1.prim == kInvalid || h2.prim == kInvalid || h3.prim == kInvalid) {
+                    EXPECT_EQ(h1.prim, h2.prim);
+                    EXPECT_EQ(h1.prim, h3.prim);
+                } else {
+                    EXPECT_EQ(ts.bvh.order[h1.prim] % ntri, ts.bvh.order[h2.prim] % ntri);
+                    EXPECT_EQ(ts.bvh.order[h1.prim] % ntri, ts.bvh.order[h3.prim] % ntri);
+                }
+                EXPECT_EQ(h1.t, h2.t);
+                EXPECT_EQ(h1.t, h3.t);
+                if (fwd.prim == kInvalid) continue;
+                ++hits;
+                EXPECT_EQ(h1.t, fwd.t);
+                if (!splits) {
+                    EXPECT_EQ(h1.prim, fwd.prim);
+                    // the other copy is hit at the same t, in a higher slot
+                    const uint32_t copy = ts.bvh.order[fwd.prim] < ntri ? ts.bvh.order[fwd.prim] + ntri
+                                                                        : ts.bvh.order[fwd.prim] - ntri;
+                    for (uint32_t j = 0; j < s.prims.count; ++j)
+                        if (ts.bvh.order[j] == copy) {
+                            Hit other{kInf, kInvalid, 0, 0};
+                            EXPECT_TRUE(intersect_prim(s.prims, j, ray, 0.0f, other));
+                            EXPECT_EQ(other.t, fwd.t);
+                            EXPECT_GT(j, fwd.prim);
+                        }
+                }
+            }
+            EXPECT_GT(hits, 500);
+        }
+}
+
 // The host emulation of speculative traversal: a ray holding a leaf keeps traversing (as when other lanes of its
 // warp still search), so second leaves wait in `node` and leaves come off the stack in the leaf loop.
 TEST(BVH, WhileWhileSpeculativeMatchesTraverseOnRandomTriangles) {

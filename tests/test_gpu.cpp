@@ -323,10 +323,13 @@ TEST(Gpu, RerunIsBitIdentical) {
 TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
     std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
-    ASSERT_EQ(ks.size(), 8u);  // megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain
+    // megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain, extend_persistent, shadow_persistent
+    ASSERT_EQ(ks.size(), 10u);
     std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
-    ASSERT_EQ(wide.size(), 8u);
-    EXPECT_EQ(ks.back().name, "drain");
+    ASSERT_EQ(wide.size(), 10u);
+    EXPECT_EQ(ks[7].name, "drain");
+    EXPECT_EQ(ks[8].name, "extend_persistent");
+    EXPECT_LE(ks[8].local_bytes, 512u) << "persistent extend: one while-while stack";
     // one traversal compiled into each instance: the binary tree's needs no more than the wide one's stack
     // (64 node indices against 32 node groups of 8 bytes), and neither carries both
     EXPECT_EQ(ks[2].name, "extend");
@@ -399,16 +402,28 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         std::printf("graphs: %.2f ms (%u instantiations), kernel by kernel: %.2f ms, %zu iterations\n", sa.render_ms,
                     sa.graph_instantiations, sb.render_ms, sa.iterations.size());
     }
-    {  // compaction by push
+    // compaction by push (CUB block scan in shade) against CUB select and gather: the same paths in another order,
+    // so the same image bit for bit; synchronised with and without the drain, and pipelined (no drain there)
+    for (int variant = 0; variant < 3; ++variant) {
         RenderOptions a, b;
         a.capacity = b.capacity = 50000;
-        a.drain_below = 0;  // iterations against iterations: the drain kernel rounds as the megakernel does
+        a.drain_below = b.drain_below = variant == 1 ? RenderOptions::kDefaultDrainBelow : 0u;
+        a.push_compaction = false;
         b.push_compaction = true;
+        b.pipelined = variant == 2;
         RenderStats sa, sb;
         Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
-        EXPECT_TRUE(x.rgb == y.rgb) << "push compaction";
-        EXPECT_EQ(sa.extension_rays, sb.extension_rays);
-        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
+        EXPECT_TRUE(x.rgb == y.rgb) << "push compaction, variant " << variant;
+        EXPECT_EQ(sa.extension_rays, sb.extension_rays) << variant;
+        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays) << variant;
+        EXPECT_EQ(sa.paths_at_depth, sb.paths_at_depth) << variant;
+        EXPECT_EQ(sa.drained, sb.drained) << variant;
+        EXPECT_EQ(sa.iterations.size(), sb.iterations.size()) << variant;
+        bool gathered = false;
+        for (const KernelRow& k : sb.kernels) gathered |= k.name == "compact" || k.name == "compact_select";
+        EXPECT_FALSE(gathered) << "push compaction launched the CUB select or the gather, variant " << variant;
+        std::printf("push variant %d: %.2f ms, select and gather %.2f ms, %zu iterations, %llu drained\n", variant,
+                    sb.render_ms, sa.render_ms, sb.iterations.size(), (unsigned long long)sb.drained);
     }
     for (bool pipelined : {false, true}) {  // cancel a quarter of the way: the image so far, fewer samples
         std::atomic<bool> cancel{false};
@@ -478,6 +493,61 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
                         cap, sa.iterations.size(), sa.render_ms, (unsigned long long)sb.drained, sb.iterations.size(),
                         sb.render_ms);
         }
+    }
+}
+
+// The persistent traversal kernels (warps refill idle lanes; kernels/persistent.h) against one thread per ray: the
+// same rays and depth histograms, every pixel within rounding, for extend and shadow at several refill thresholds
+// and queue sizes (the fetch counters go back to zero after every launch, or the later iterations would find no
+// work). And the persistent megakernel (path regeneration), over several launches, against the wavefront: the same
+// paths, so the same rays within a few paths that rounding sends elsewhere, and the same mean.
+TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
+    REQUIRE_GPU();
+    for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
+        LoadedScene ls = load_scene_json(source_dir() + "/scenes/" + name);
+        RenderParams rp = ls.params;
+        rp.width = rp.height = 128;
+        ls.data.camera.aspect = 1.0f;
+        rp.spp = 16;
+        RenderOptions base;
+        base.refill = base.refill_shadow = 0;
+        base.capacity = 50000;
+        RenderStats s0;
+        Image x = render_gpu(ls.data, rp, Mode::Wavefront, base, &s0);
+        double sx = 0;
+        for (float v : x.rgb) sx += v;
+        EXPECT_GT(sx / double(x.rgb.size()), 0.01) << name;  // not an empty image
+        for (uint32_t refill : {1u, 16u, 32u}) {
+            RenderOptions o = base;
+            o.refill = o.refill_shadow = refill;
+            RenderStats st;
+            Image y = render_gpu(ls.data, rp, Mode::Wavefront, o, &st);
+            ASSERT_EQ(x.rgb.size(), y.rgb.size());
+            size_t off = 0;
+            double sy = 0;
+            for (size_t k = 0; k < x.rgb.size(); ++k) {
+                off += std::fabs(x.rgb[k] - y.rgb[k]) > 1e-4 * std::fabs(x.rgb[k]) + 1e-6;
+                sy += y.rgb[k];
+            }
+            EXPECT_EQ(off, 0u) << name << " refill " << refill << ": pixels off by more than rounding";
+            EXPECT_NEAR(sx, sy, 1e-6 * sx) << name << " refill " << refill;
+            EXPECT_EQ(s0.extension_rays, st.extension_rays) << name << " refill " << refill;
+            EXPECT_EQ(s0.shadow_rays, st.shadow_rays) << name << " refill " << refill;
+            EXPECT_EQ(s0.paths_at_depth, st.paths_at_depth) << name << " refill " << refill;
+            EXPECT_GT(st.iterations.size(), 3u);
+        }
+        // the megakernel over three launches (at least 2M samples each)
+        rp.spp = 300;
+        RenderStats sw, sm;
+        Image w = render_gpu(ls.data, rp, Mode::Wavefront, RenderOptions{}, &sw);
+        Image m = render_gpu(ls.data, rp, Mode::Megakernel, RenderOptions{}, &sm);
+        EXPECT_EQ(sm.samples, uint64_t(rp.num_pixels()) * rp.spp);
+        EXPECT_NEAR(double(sm.extension_rays), double(sw.extension_rays), 1e-5 * double(sw.extension_rays)) << name;
+        EXPECT_NEAR(double(sm.shadow_rays), double(sw.shadow_rays), 1e-5 * double(sw.shadow_rays)) << name;
+        for (int c = 0; c < 3; ++c)
+            EXPECT_NEAR(channel_mean(m, c), channel_mean(w, c), 1e-4 * channel_mean(w, c) + 1e-7) << name << " " << c;
+        std::printf("%s: megakernel %.2f ms, wavefront %.2f ms, %llu extension rays\n", name, sm.render_ms, sw.render_ms,
+                    (unsigned long long)sm.extension_rays);
     }
 }
 
@@ -553,6 +623,7 @@ TEST(Gpu, IndexCompactionMatchesGatherBitForBit) {
             a.sort_materials = b.sort_materials = sorted;
             a.drain_below = b.drain_below = drain;
             a.index_compaction = true;
+            b.push_compaction = false;  // against the select and gather
             RenderStats sa, sb;
             Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
             EXPECT_TRUE(sa.index_compaction);

@@ -219,6 +219,7 @@ TEST(Wavefront, IndexCompactionMatchesGatherBitForBit) {
             a.sort_materials = b.sort_materials = sorted;
             a.drain_below = b.drain_below = drain;
             a.index_compaction = true;
+            b.push_compaction = false;  // against the CUB-style select and gather
             RenderStats sa, sb;
             Image x = render_cpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_cpu(ls.data, rp, Mode::Wavefront, b, &sb);
             EXPECT_TRUE(sa.index_compaction);
@@ -343,6 +344,7 @@ TEST(Wavefront, PushCompactionMatchesSelectAndGather) {
     RenderOptions a, b;
     a.threads = b.threads = 2;
     a.capacity = b.capacity = 1000;
+    a.push_compaction = false;
     b.push_compaction = true;
     RenderStats sa, sb;
     Image x = render_cpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_cpu(ls.data, rp, Mode::Wavefront, b, &sb);

@@ -1,0 +1,215 @@
+// Persistent threads with work refill (device only): the GPU's scheduling of the traversal kernels and the
+// megakernel. A kernel launched with only as many warps as fit on the GPU at once takes its work items from a global
+// counter; a lane whose item is done takes the next one while the other lanes of its warp go on, instead of idling
+// until the warp's slowest item ends (Aila & Laine 2009, "Understanding the efficiency of ray traversal on GPUs",
+// section 4: persistent threads and replacing terminated rays; Novak, Havran, Dachsbacher 2010, path regeneration).
+// The items and what is done with each are the same stage bodies as the one-thread-per-item kernels: only the
+// scheduling differs, so the results do too only where the tests allow (ties between equally distant hits).
+#pragma once
+#if defined(__CUDACC__)
+#include "kernels/bvh.h"
+
+namespace wp {
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// Counters of one persistent launch: fetch (items handed out) and done (blocks finished). The last block to finish
+// sets both back to zero, so the next launch over the same counters needs no memset. Zero them once when allocated.
+struct FetchCounters {
+    uint32_t* fetch = nullptr;
+    uint32_t* done = nullptr;
+};
+
+// Called once by every thread of the block, after its last item.
+__device__ inline void persistent_block_done(const FetchCounters& c) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        if (atomicAdd(c.done, 1u) == gridDim.x - 1) {
+            *c.fetch = 0;
+            *c.done = 0;
+            __threadfence();
+        }
+    }
+}
+
+// Lanes in `need` (a warp-uniform ballot) take consecutive items from *fetch, one atomic per warp; returns this
+// lane's item, or n when it needs none or the items are used up; `exhausted` (warp-uniform) becomes true when they
+// are. Called by all 32 lanes.
+__device__ inline uint32_t warp_fetch(uint32_t* fetch, unsigned need, uint32_t n, bool& exhausted) {
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t k = uint32_t(__popc(need));
+    const int leader = __ffs(need) - 1;
+    uint32_t base = 0;
+    if (int(lane) == leader) base = atomicAdd(fetch, k);
+    base = __shfl_sync(kFullWarp, base, leader);
+    if (base + k >= n || base + k < base) exhausted = true;
+    if (!((need >> lane) & 1u)) return n;
+    const uint32_t i = base + uint32_t(__popc(need & ((1u << lane) - 1u)));
+    return i < n && i >= base ? i : n;
+}
+
+// The while-while traversal of traverse_ww (kernels/bvh.h) over items [0, n) of a queue, persistent: ray_of(i, r,
+// tmin, tmax) gives item i's ray, done(i, hit) takes its result. A warp refills when at least `refill` (1-32) of its
+// lanes are idle. kAnyHit: a lane stops at its first hit (and takes a new ray at the next refill). All 32 lanes of
+// every warp must call it (block size a multiple of 32).
+template <bool kAnyHit, class RayOf, class Done>
+__device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const FetchCounters& c, uint32_t refill,
+                                       RayOf&& ray_of, Done&& done) {
+    refill = refill < 1u ? 1u : (refill > 32u ? 32u : refill);
+    uint32_t item = kInvalid;  // kInvalid: idle
+    bool exhausted = n == 0;
+    Ray r;
+    RayBoxPre q;
+    float tmin = 0.0f;
+    Hit hit{};
+    BVH2Ref stack[kBVHStackSize];
+    stack[0] = BVH2Ref{kBVH2Done, 0u};
+    int sp = 0;
+    BVH2Ref node{kBVH2Done, 0u}, leaf{0u, 0u};
+    while (true) {
+        const bool idle = item == kInvalid;
+        const unsigned idle_mask = __ballot_sync(kFullWarp, idle);
+        if (!exhausted && uint32_t(__popc(idle_mask)) >= refill) {
+            const uint32_t i = warp_fetch(c.fetch, idle_mask, n, exhausted);
+            if (i < n) {
+                item = i;
+                float tmax;
+                ray_of(i, r, tmin, tmax);
+                hit = Hit{tmax, kInvalid, 0.0f, 0.0f};
+                q = ray_box_pre(r);
+                sp = 0;
+                node = BVH2Ref{s.nodes ? 0u : kBVH2Done, 0u};
+                leaf = BVH2Ref{0u, 0u};
+            }
+        }
+        if (__all_sync(kFullWarp, item == kInvalid)) break;  // only once the items are used up
+        if (item == kInvalid) continue;
+        // One round of traverse_ww's outer loop: nodes until every active lane holds a leaf, then the leaves.
+        while (node.count == 0 && node.idx != kBVH2Done) {
+            float t0, t1;
+            U4 d;
+            node_children(s.nodes, node.idx, q, tmin, hit.t, t0, t1, d);
+            const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
+            if (!hit0 && !hit1) {
+                node = stack[sp--];
+            } else {
+                node = hit0 ? BVH2Ref{d.x, d.z} : BVH2Ref{d.y, d.w};
+                if (hit0 && hit1) {
+                    BVH2Ref far{d.y, d.w};
+                    if (t1 < t0) {
+                        far = node;
+                        node = BVH2Ref{d.y, d.w};
+                    }
+                    stack[++sp] = far;
+                }
+            }
+            if (node.count > 0 && leaf.count == 0) {
+                leaf = node;
+                node = stack[sp--];
+            }
+            if (!__any_sync(__activemask(), leaf.count == 0)) break;
+        }
+        while (leaf.count > 0) {
+            bool stop = false;
+            for (uint32_t k = leaf.idx; k < leaf.idx + leaf.count; ++k)
+                if (intersect_prim(s.prims, k, r, tmin, hit) && kAnyHit) {
+                    stop = true;
+                    break;
+                }
+            if (stop) {  // any hit found: the ray is done
+                node = BVH2Ref{kBVH2Done, 0u};
+                leaf = BVH2Ref{0u, 0u};
+                break;
+            }
+            leaf = node;
+            if (node.count > 0) node = stack[sp--];
+        }
+        if (node.idx == kBVH2Done && leaf.count == 0) {
+            done(item, hit);
+            item = kInvalid;
+        }
+    }
+    persistent_block_done(c);
+}
+
+// The single-loop traversal of traverse() (kernels/bvh.h), persistent, as traverse_ww_persistent: one node per round,
+// leaves intersected as soon as they are met, so an any-hit ray stops at its first occluder and its lane takes a new
+// ray at the warp's next refill (the shadow kernel's choice: profiling/LOG.md entry 26).
+template <bool kAnyHit, class RayOf, class Done>
+__device__ void traverse_persistent(const SceneView& s, uint32_t n, const FetchCounters& c, uint32_t refill,
+                                    RayOf&& ray_of, Done&& done) {
+    refill = refill < 1u ? 1u : (refill > 32u ? 32u : refill);
+    uint32_t item = kInvalid;  // kInvalid: idle
+    bool exhausted = n == 0;
+    Ray r;
+    RayBoxPre q;
+    float tmin = 0.0f;
+    Hit hit{};
+    uint32_t stack[kBVHStackSize];
+    int sp = 0;
+    uint32_t node = 0;
+    while (true) {
+        const bool idle = item == kInvalid;
+        const unsigned idle_mask = __ballot_sync(kFullWarp, idle);
+        if (!exhausted && uint32_t(__popc(idle_mask)) >= refill) {
+            const uint32_t i = warp_fetch(c.fetch, idle_mask, n, exhausted);
+            if (i < n) {
+                item = i;
+                float tmax;
+                ray_of(i, r, tmin, tmax);
+                hit = Hit{tmax, kInvalid, 0.0f, 0.0f};
+                q = ray_box_pre(r);
+                sp = 0;
+                node = 0;
+            }
+        }
+        if (__all_sync(kFullWarp, item == kInvalid)) break;  // only once the items are used up
+        if (item == kInvalid) continue;
+        bool finished = !s.nodes;
+        if (!finished) {  // one round of traverse()'s loop
+            float t0, t1;
+            U4 d;
+            node_children(s.nodes, node, q, tmin, hit.t, t0, t1, d);
+            if (t0 < kInf && d.z > 0) {
+                for (uint32_t k = d.x; k < d.x + d.z && !finished; ++k)
+                    finished = intersect_prim(s.prims, k, r, tmin, hit) && kAnyHit;
+                t0 = kInf;
+            }
+            if (!finished && t1 < kInf && d.w > 0) {
+                for (uint32_t k = d.y; k < d.y + d.w && !finished; ++k)
+                    finished = intersect_prim(s.prims, k, r, tmin, hit) && kAnyHit;
+                t1 = kInf;
+            }
+            if (!finished) {
+                if (t0 > hit.t) t0 = kInf;
+                if (t1 > hit.t) t1 = kInf;
+                if (t0 < kInf && t1 < kInf) {
+                    uint32_t near = d.x, far = d.y;
+                    if (t1 < t0) {
+                        near = d.y;
+                        far = d.x;
+                    }
+                    stack[sp++] = far;
+                    node = near;
+                } else if (t0 < kInf) {
+                    node = d.x;
+                } else if (t1 < kInf) {
+                    node = d.y;
+                } else if (sp == 0) {
+                    finished = true;
+                } else {
+                    node = stack[--sp];
+                }
+            }
+        }
+        if (finished) {
+            done(item, hit);
+            item = kInvalid;
+        }
+    }
+    persistent_block_done(c);
+}
+
+}  // namespace wp
+#endif
