@@ -246,7 +246,6 @@ json run_bench(const BenchOptions& o) {
             jm["drained_paths"] = last.drained;
             jm["index_compaction"] = last.index_compaction;
             jm["refill"] = be == Backend::Gpu && width == 2 ? o.render.refill : 0u;
-            jm["refill_shadow"] = be == Backend::Gpu && width == 2 ? o.render.refill_shadow : 0u;
             jm["l2_persist"] = be == Backend::Gpu && o.render.l2_persist;
             jm["iterations"] = last.iterations.size();
             jm["sorted_shading"] = last.sorted;
@@ -263,11 +262,10 @@ json run_bench(const BenchOptions& o) {
                         {"ms", km},
                         {"percent_of_frame", t_table > 0 ? 100.0 * km / t_table : 0.0},
                         {"avg_ms", kr.launches ? km / double(kr.launches) : 0.0}};
-                // the persistent traversal kernels run under the rows extend and shadow (binary tree, refill on)
+                // the persistent extend kernel runs under the row extend (binary tree, refill on)
                 std::string rk = k;
-                if (be == Backend::Gpu && width == 2 && m == Mode::Wavefront &&
-                    ((k == "extend" && o.render.refill > 0) || (k == "shadow" && o.render.refill_shadow > 0)))
-                    rk = k + "_persistent";
+                if (be == Backend::Gpu && width == 2 && m == Mode::Wavefront && k == "extend" && o.render.refill > 0)
+                    rk = "extend_persistent";
                 if (const json* r = resource_of(rk))
                     for (const char* f : {"registers", "spill_stores", "spill_loads", "stack_bytes", "theoretical_occupancy"})
                         if (r->contains(f)) jk[f] = (*r)[f];

@@ -138,12 +138,10 @@ int main(int argc, char** argv) {
                      "wavefront compaction: shade packs live paths into the next queue by a CUB block scan (default), "
                      "or --select-compaction: CUB DeviceSelect and a gather kernel");
     render->add_flag("--pipelined", pipelined, "GPU wavefront: counts on the device, no host round trip per iteration");
-    uint32_t refill = RenderOptions::kDefaultRefill, refill_shadow = RenderOptions::kDefaultRefillShadow;
+    uint32_t refill = RenderOptions::kDefaultRefill;
     render->add_option("--refill", refill,
                        "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; "
                        "0: one thread per ray (default 16)")
-        ->check(CLI::Range(0, 32));
-    render->add_option("--refill-shadow", refill_shadow, "GPU: the same for the shadow kernel (default 0)")
         ->check(CLI::Range(0, 32));
     render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
     render->add_option("--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
@@ -182,8 +180,6 @@ int main(int argc, char** argv) {
     bench->add_option("--refill", bo.render.refill,
                       "GPU: persistent extend kernel, refill a warp once this many lanes (1-32) are idle; 0: one thread "
                       "per ray (default 16)")
-        ->check(CLI::Range(0, 32));
-    bench->add_option("--refill-shadow", bo.render.refill_shadow, "GPU: the same for the shadow kernel (default 0)")
         ->check(CLI::Range(0, 32));
     bool no_kt = false;
     bench->add_flag("--graphs", bo.render.graphs, "GPU wavefront: each iteration's launches as one CUDA graph");
@@ -270,7 +266,6 @@ int main(int argc, char** argv) {
             opt.push_compaction = push;
             opt.graphs = graphs;
             opt.refill = refill;
-            opt.refill_shadow = refill_shadow;
             opt.cancel = &g_cancel;
             std::vector<Image> images;
             std::vector<RenderStats> all;

@@ -56,10 +56,10 @@ struct RenderOptions {
     // select and gather kernels (compact_select, compact), 3-9% slower frames (profiling/LOG.md entry 27).
     // index_compaction takes precedence.
     bool push_compaction = true;
-    // GPU, binary tree: extend and shadow run as persistent kernels whose warps refill their idle lanes with new rays
-    // once this many (1-32) are idle (kernels/persistent.h); 0: one thread per ray. profiling/LOG.md entry 26.
-    uint32_t refill = kDefaultRefill, refill_shadow = kDefaultRefillShadow;
-    static constexpr uint32_t kDefaultRefill = 16, kDefaultRefillShadow = 0;
+    // GPU, binary tree: extend runs as a persistent kernel whose warps refill their idle lanes with new rays once
+    // this many (1-32) are idle (kernels/persistent.h); 0: one thread per ray. profiling/LOG.md entry 26.
+    uint32_t refill = kDefaultRefill;
+    static constexpr uint32_t kDefaultRefill = 16;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
     bool kernel_timing = true;
     // GPU wavefront, synchronised schedule: each iteration's launch sequence is captured as a CUDA graph and

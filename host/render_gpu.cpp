@@ -365,7 +365,6 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     q.counters = A.alloc<uint32_t>(kNumCounters);
     WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
     q.refill = opt.refill;
-    q.refill_shadow = opt.refill_shadow;
     q.paths_at_depth = A.alloc<unsigned long long>(kStatDepths);
     q.shadow_at_depth = A.alloc<unsigned long long>(kStatDepths);
     WP_CUDA(cudaMemsetAsync(q.paths_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
@@ -575,8 +574,7 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const Rend
 std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width) {
     if (!gpu_available()) return {};
     return {attr_megakernel(bvh_width), attr_generate(), attr_extend(bvh_width), attr_shade(), attr_shadow(bvh_width),
-            attr_compact(), attr_diffuse_bounce(), attr_drain(bvh_width), attr_extend_persistent(),
-            attr_shadow_persistent()};
+            attr_compact(), attr_diffuse_bounce(), attr_drain(bvh_width), attr_extend_persistent()};
 }
 
 }  // namespace wp

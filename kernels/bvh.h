@@ -17,6 +17,15 @@ WP_HD RayBoxPre ray_box_pre(const Ray& r) {
     return p;
 }
 
+// Closest-hit culling compares a box's entry distance with the closest hit so far. Both are rounded, and a box's
+// entry can round above the t of a primitive inside it (a triangle in the plane of its box's face, as the walls of a
+// Cornell box); such a box would be culled or not depending on whether an equally distant primitive had been hit
+// first. Culling only boxes entered beyond hit.t * kCullSlack keeps them, so the closest hit (least t, ties to the
+// least index: intersect_prim) does not depend on the order the leaves are visited in, which for the GPU's
+// while-while and persistent traversals depends on the other rays of the warp.
+constexpr float kCullSlack = 1.0f + 1.0f / 65536.0f;
+WP_HD float cull_t(float t) { return t * kCullSlack; }
+
 // Slab test of both children of a node; returns entry distances (kInf when missed).
 WP_HD void node_children(const BVHNode* nodes, uint32_t idx, const RayBoxPre& q, float tmin, float tmax, float& t0,
                          float& t1, U4& d) {
@@ -49,7 +58,7 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
     while (true) {
         float t0, t1;
         U4 d;
-        node_children(s.nodes, node, q, tmin, hit.t, t0, t1, d);
+        node_children(s.nodes, node, q, tmin, cull_t(hit.t), t0, t1, d);
         // Leaves are intersected at once; only inner children are descended.
         if (t0 < kInf && d.z > 0) {
             for (uint32_t i = d.x; i < d.x + d.z; ++i)
@@ -62,8 +71,9 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
             t1 = kInf;
         }
         // Children may have been culled by a closer hit found in the sibling leaf.
-        if (t0 > hit.t) t0 = kInf;
-        if (t1 > hit.t) t1 = kInf;
+        const float tc = cull_t(hit.t);
+        if (t0 > tc) t0 = kInf;
+        if (t1 > tc) t1 = kInf;
         if (t0 < kInf && t1 < kInf) {
             uint32_t near = d.x, far = d.y;
             if (t1 < t0) {
@@ -113,12 +123,13 @@ WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) 
     BVH2Ref node{0u, 0u};  // next reference to visit: the root
     BVH2Ref leaf{0u, 0u};  // the postponed leaf; count == 0: none
     while (node.idx != kBVH2Done) {
+        const float tc = cull_t(hit.t);  // hit.t does not change in the inner loop
         // Inner loop: while `node` is an inner node.
         while (node.count == 0 && node.idx != kBVH2Done) {
             float t0, t1;
             U4 d;
-            // Closest-hit culling: children entered beyond hit.t are missed (hit.t does not change in this loop).
-            node_children(s.nodes, node.idx, q, tmin, hit.t, t0, t1, d);
+            // Closest-hit culling: children entered beyond hit.t (with the slack) are missed.
+            node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, d);
             const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
             if (!hit0 && !hit1) {
                 node = stack[sp--];

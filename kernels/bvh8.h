@@ -111,15 +111,16 @@ WP_HD Hit traverse8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& r
             const U4 n3 = load4(&n->n3);
             const U4 n4 = load4(&n->n4);
             const uint32_t e = float_bits(n0.w);
+            const float tc = cull_t(hit.t);
             // t of grid plane k on axis a: k * step * inv + (p - o) * inv.
             const vec3 idir(bits_float((e & 0xffu) << 23) * q.inv.x, bits_float(((e >> 8) & 0xffu) << 23) * q.inv.y,
                             bits_float(((e >> 16) & 0xffu) << 23) * q.inv.z);
             const vec3 orig(fmaf(n0.x, q.inv.x, q.oinv.x), fmaf(n0.y, q.inv.y, q.oinv.y),
                             fmaf(n0.z, q.inv.z, q.oinv.z));
             uint32_t hitmask = bvh8_hit4(n1.z, octinv4, nx ? n3.z : n2.x, nx ? n2.x : n3.z, ny ? n4.x : n2.z,
-                                         ny ? n2.z : n4.x, nz ? n4.z : n3.x, nz ? n3.x : n4.z, idir, orig, tmin, hit.t);
+                                         ny ? n2.z : n4.x, nz ? n4.z : n3.x, nz ? n3.x : n4.z, idir, orig, tmin, tc);
             hitmask |= bvh8_hit4(n1.w, octinv4, nx ? n3.w : n2.y, nx ? n2.y : n3.w, ny ? n4.y : n2.w, ny ? n2.w : n4.y,
-                                 nz ? n4.w : n3.y, nz ? n3.y : n4.w, idir, orig, tmin, hit.t);
+                                 nz ? n4.w : n3.y, nz ? n3.y : n4.w, idir, orig, tmin, tc);
             group.x = n1.x;
             group.y = (hitmask & 0xff000000u) | (e >> 24);
             tris.x = n1.y;

@@ -99,9 +99,7 @@ KernelAttr attr_shadow(int width);
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
 KernelAttr attr_drain(int width);
-// The persistent traversal kernels (binary tree; kernels/persistent.h), reported as extend_persistent and
-// shadow_persistent.
+// The persistent extend kernel (binary tree; kernels/persistent.h), reported as extend_persistent.
 KernelAttr attr_extend_persistent();
-KernelAttr attr_shadow_persistent();
 
 }  // namespace wp

@@ -86,10 +86,11 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
         if (__all_sync(kFullWarp, item == kInvalid)) break;  // only once the items are used up
         if (item == kInvalid) continue;
         // One round of traverse_ww's outer loop: nodes until every active lane holds a leaf, then the leaves.
+        const float tc = cull_t(hit.t);
         while (node.count == 0 && node.idx != kBVH2Done) {
             float t0, t1;
             U4 d;
-            node_children(s.nodes, node.idx, q, tmin, hit.t, t0, t1, d);
+            node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, d);
             const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
             if (!hit0 && !hit1) {
                 node = stack[sp--];
@@ -126,84 +127,6 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
             if (node.count > 0) node = stack[sp--];
         }
         if (node.idx == kBVH2Done && leaf.count == 0) {
-            done(item, hit);
-            item = kInvalid;
-        }
-    }
-    persistent_block_done(c);
-}
-
-// The single-loop traversal of traverse() (kernels/bvh.h), persistent, as traverse_ww_persistent: one node per round,
-// leaves intersected as soon as they are met, so an any-hit ray stops at its first occluder and its lane takes a new
-// ray at the warp's next refill (the shadow kernel's choice: profiling/LOG.md entry 26).
-template <bool kAnyHit, class RayOf, class Done>
-__device__ void traverse_persistent(const SceneView& s, uint32_t n, const FetchCounters& c, uint32_t refill,
-                                    RayOf&& ray_of, Done&& done) {
-    refill = refill < 1u ? 1u : (refill > 32u ? 32u : refill);
-    uint32_t item = kInvalid;  // kInvalid: idle
-    bool exhausted = n == 0;
-    Ray r;
-    RayBoxPre q;
-    float tmin = 0.0f;
-    Hit hit{};
-    uint32_t stack[kBVHStackSize];
-    int sp = 0;
-    uint32_t node = 0;
-    while (true) {
-        const bool idle = item == kInvalid;
-        const unsigned idle_mask = __ballot_sync(kFullWarp, idle);
-        if (!exhausted && uint32_t(__popc(idle_mask)) >= refill) {
-            const uint32_t i = warp_fetch(c.fetch, idle_mask, n, exhausted);
-            if (i < n) {
-                item = i;
-                float tmax;
-                ray_of(i, r, tmin, tmax);
-                hit = Hit{tmax, kInvalid, 0.0f, 0.0f};
-                q = ray_box_pre(r);
-                sp = 0;
-                node = 0;
-            }
-        }
-        if (__all_sync(kFullWarp, item == kInvalid)) break;  // only once the items are used up
-        if (item == kInvalid) continue;
-        bool finished = !s.nodes;
-        if (!finished) {  // one round of traverse()'s loop
-            float t0, t1;
-            U4 d;
-            node_children(s.nodes, node, q, tmin, hit.t, t0, t1, d);
-            if (t0 < kInf && d.z > 0) {
-                for (uint32_t k = d.x; k < d.x + d.z && !finished; ++k)
-                    finished = intersect_prim(s.prims, k, r, tmin, hit) && kAnyHit;
-                t0 = kInf;
-            }
-            if (!finished && t1 < kInf && d.w > 0) {
-                for (uint32_t k = d.y; k < d.y + d.w && !finished; ++k)
-                    finished = intersect_prim(s.prims, k, r, tmin, hit) && kAnyHit;
-                t1 = kInf;
-            }
-            if (!finished) {
-                if (t0 > hit.t) t0 = kInf;
-                if (t1 > hit.t) t1 = kInf;
-                if (t0 < kInf && t1 < kInf) {
-                    uint32_t near = d.x, far = d.y;
-                    if (t1 < t0) {
-                        near = d.y;
-                        far = d.x;
-                    }
-                    stack[sp++] = far;
-                    node = near;
-                } else if (t0 < kInf) {
-                    node = d.x;
-                } else if (t1 < kInf) {
-                    node = d.y;
-                } else if (sp == 0) {
-                    finished = true;
-                } else {
-                    node = stack[--sp];
-                }
-            }
-        }
-        if (finished) {
             done(item, hit);
             item = kInvalid;
         }

@@ -116,9 +116,9 @@ struct WavefrontQueues {
     uint32_t* order_iota = nullptr;    // optional: order_iota[i] = i, sorted by key into order
     const uint32_t* order = nullptr;   // optional: shade item i shades path order[i]
     const IterCounts* iter = nullptr;  // GPU: this iteration's counts on the device (kernels launched over bounds)
-    // GPU: persistent extend / shadow kernels that refill a warp's lanes once this many are idle (1-32; 0: one
-    // thread per ray). See kernels/persistent.h.
-    uint32_t refill = 0, refill_shadow = 0;
+    // GPU: a persistent extend kernel whose warps refill their lanes once this many are idle (1-32; 0: one thread
+    // per ray). See kernels/persistent.h.
+    uint32_t refill = 0;
     unsigned long long* paths_at_depth = nullptr;   // optional statistics (kStatDepths bins each)
     unsigned long long* shadow_at_depth = nullptr;
     WP_HD uint32_t slot(uint32_t item) const { return slots ? slots[item] : item; }

@@ -323,10 +323,10 @@ TEST(Gpu, RerunIsBitIdentical) {
 TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
     std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
-    // megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain, extend_persistent, shadow_persistent
-    ASSERT_EQ(ks.size(), 10u);
+    // megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain, extend_persistent
+    ASSERT_EQ(ks.size(), 9u);
     std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
-    ASSERT_EQ(wide.size(), 10u);
+    ASSERT_EQ(wide.size(), 9u);
     EXPECT_EQ(ks[7].name, "drain");
     EXPECT_EQ(ks[8].name, "extend_persistent");
     EXPECT_LE(ks[8].local_bytes, 512u) << "persistent extend: one while-while stack";
@@ -496,10 +496,9 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
     }
 }
 
-// The persistent traversal kernels (warps refill idle lanes; kernels/persistent.h) against one thread per ray: the
-// same rays and depth histograms, every pixel within rounding, for extend and shadow at several refill thresholds
-// and queue sizes (the fetch counters go back to zero after every launch, or the later iterations would find no
-// work). And the persistent megakernel (path regeneration), over several launches, against the wavefront: the same
+// The persistent extend kernel (warps refill idle lanes; kernels/persistent.h) against one thread per ray: the
+// same rays and depth histograms, every pixel within rounding, at several refill thresholds (the fetch counters go
+// back to zero after every launch, or the later iterations would find no work). And the persistent megakernel (path regeneration), over several launches, against the wavefront: the same
 // paths, so the same rays within a few paths that rounding sends elsewhere, and the same mean.
 TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
     REQUIRE_GPU();
@@ -510,7 +509,7 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
         ls.data.camera.aspect = 1.0f;
         rp.spp = 16;
         RenderOptions base;
-        base.refill = base.refill_shadow = 0;
+        base.refill = 0;
         base.capacity = 50000;
         RenderStats s0;
         Image x = render_gpu(ls.data, rp, Mode::Wavefront, base, &s0);
@@ -519,7 +518,7 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
         EXPECT_GT(sx / double(x.rgb.size()), 0.01) << name;  // not an empty image
         for (uint32_t refill : {1u, 16u, 32u}) {
             RenderOptions o = base;
-            o.refill = o.refill_shadow = refill;
+            o.refill = refill;
             RenderStats st;
             Image y = render_gpu(ls.data, rp, Mode::Wavefront, o, &st);
             ASSERT_EQ(x.rgb.size(), y.rgb.size());
