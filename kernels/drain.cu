@@ -1,7 +1,9 @@
-// drain: the wavefront's tail. Once every camera path has been generated and few paths are left in the queue, each
-// remaining path is run to its end by one thread (stage::drain: the megakernel's loop over the same stage
-// functions) instead of one launch sequence per bounce for a handful of paths.
+// drain: the wavefront's tail. Once every camera path has been generated and few paths are left in the queue, the
+// remaining paths are run to their ends in one kernel (the megakernel's loop over the same stage functions) instead
+// of one launch sequence per bounce for a handful of paths. Persistent, with path regeneration as the megakernel
+// (kernels/persistent.h): a lane whose path ends takes the next queued one.
 #include "kernels/gpu_stages.h"
+#include "kernels/persistent.h"
 
 namespace wp {
 
@@ -10,20 +12,33 @@ namespace wp {
 template <int W>
 __global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n,
                                            unsigned long long* rays) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    uint64_t r = i < n ? stage::drain<W>(s, rp, film, q, i) : 0;
+    uint32_t ext = 0, shadow = 0;
+    // the segments in the depth histograms, as shade and shadow would count them (stage::drain on the CPU)
+    auto stats = [&q](uint32_t depth, bool has_shadow) {
+        if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth_bin(depth));
+        if (has_shadow && q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth_bin(depth));
+    };
+    run_paths_persistent<W>(
+        s, rp, film, n, FetchCounters{q.counters + kFetch, q.counters + kFetchDone},
+        [&](uint32_t i) { return unpack(q.paths.load(q.slot(i))); }, stats, ext, shadow);
     // one atomic per warp and counter
-    unsigned ext = __reduce_add_sync(0xffffffffu, unsigned(r & 0xffffffffu));
-    unsigned shadow = __reduce_add_sync(0xffffffffu, unsigned(r >> 32));
+    ext = __reduce_add_sync(kFullWarp, ext);
+    shadow = __reduce_add_sync(kFullWarp, shadow);
     if ((threadIdx.x & 31u) == 0) {
         atomicAdd(&rays[0], (unsigned long long)ext);
         atomicAdd(&rays[1], (unsigned long long)shadow);
     }
+    persistent_block_done(FetchCounters{q.counters + kFetch, q.counters + kFetchDone});
 }
+
+unsigned resident_blocks(const void* fn);  // extend.cu
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
-    L.launch("drain", dim3(blocks_for(n)), dim3(kStageBlock), s.nodes8 ? drain<8> : drain<2>, s, rp, film, q, n, rays);
+    static const unsigned resident2 = resident_blocks(reinterpret_cast<const void*>(drain<2>));
+    static const unsigned resident8 = resident_blocks(reinterpret_cast<const void*>(drain<8>));
+    unsigned blocks = std::min(blocks_for(n), s.nodes8 ? resident8 : resident2);
+    L.launch("drain", dim3(blocks), dim3(kStageBlock), s.nodes8 ? drain<8> : drain<2>, s, rp, film, q, n, rays);
 }
 
 KernelAttr attr_drain(int width) {

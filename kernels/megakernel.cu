@@ -13,50 +13,10 @@ template <int W>
 __global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin, uint64_t end,
                                                 unsigned long long* rays, FetchCounters c) {
     const uint32_t lane = threadIdx.x & 31u;
-    const uint32_t n = uint32_t(end - begin);  // one launch covers fewer than 2^32 samples
-    uint32_t pool = 0, left = 0;               // warp-uniform: samples [pool, pool + left) taken, not yet started
-    bool exhausted = false;                    // warp-uniform: the counter has passed n
-    bool active = false;
-    PathState p;
     uint32_t ext = 0, shadow = 0;
-    while (true) {
-        unsigned need = __ballot_sync(kFullWarp, !active);
-        while (need != 0 && !(exhausted && left == 0)) {
-            if (left == 0) {
-                uint32_t b = 0;
-                if (lane == 0) b = atomicAdd(c.fetch, 32u);
-                b = __shfl_sync(kFullWarp, b, 0);
-                if (b >= n) {
-                    exhausted = true;
-                    break;
-                }
-                pool = b;
-                left = min(32u, n - b);
-            }
-            const uint32_t rank = uint32_t(__popc(need & ((1u << lane) - 1u)));
-            const uint32_t take = min(uint32_t(__popc(need)), left);
-            const bool mine = ((need >> lane) & 1u) && rank < take;
-            if (mine) {
-                p = generate_path(s, rp, begin + pool + rank);
-                active = true;
-            }
-            need &= ~__ballot_sync(kFullWarp, mine);
-            pool += take;
-            left -= take;
-        }
-        if (!__any_sync(kFullWarp, active)) break;
-        if (active) {  // one segment: the loop body of finish_path (kernels/stages.h)
-            Hit h = extend_path<W>(s, p);
-            ShadowRay sh;
-            bool has_shadow;
-            active = shade_path(s, rp, film, p, h, sh, has_shadow);
-            ext++;
-            if (has_shadow) {
-                shadow++;
-                shadow_trace<W, true>(s, film, sh);
-            }
-        }
-    }
+    run_paths_persistent<W>(
+        s, rp, film, uint32_t(end - begin), c, [&](uint32_t i) { return generate_path(s, rp, begin + i); },
+        NoSegmentStats{}, ext, shadow);
     // one atomic per warp and counter
     ext = __reduce_add_sync(kFullWarp, ext);
     shadow = __reduce_add_sync(kFullWarp, shadow);

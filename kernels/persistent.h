@@ -7,7 +7,7 @@
 // scheduling differs, so the results do too only where the tests allow (ties between equally distant hits).
 #pragma once
 #if defined(__CUDACC__)
-#include "kernels/bvh.h"
+#include "kernels/stages.h"
 
 namespace wp {
 
@@ -132,6 +132,62 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
         }
     }
     persistent_block_done(c);
+}
+
+// Whole paths, persistent, with path regeneration: items [0, n), each a path that start(i) returns (a camera path
+// for the megakernel, a queued one for the wavefront's drain), run segment by segment with finish_path's loop body
+// (extend_path, shade_path, shadow_trace). A lane whose path ends starts the next item at once; a warp takes 32
+// consecutive items at a time. on_segment(depth, has_shadow) sees each segment; ext and shadow count the rays.
+// All 32 lanes of every warp must call it.
+template <int W, class Start, class OnSegment>
+__device__ void run_paths_persistent(const SceneView& s, const RenderParams& rp, const FilmView& film, uint32_t n,
+                                     const FetchCounters& c, Start&& start, OnSegment&& on_segment, uint32_t& ext,
+                                     uint32_t& shadow) {
+    const uint32_t lane = threadIdx.x & 31u;
+    uint32_t pool = 0, left = 0;  // warp-uniform: items [pool, pool + left) taken, not yet started
+    bool exhausted = false;       // warp-uniform: the counter has passed n
+    bool active = false;
+    PathState p;
+    while (true) {
+        unsigned need = __ballot_sync(kFullWarp, !active);
+        while (need != 0 && !(exhausted && left == 0)) {
+            if (left == 0) {
+                uint32_t b = 0;
+                if (lane == 0) b = atomicAdd(c.fetch, 32u);
+                b = __shfl_sync(kFullWarp, b, 0);
+                if (b >= n) {
+                    exhausted = true;
+                    break;
+                }
+                pool = b;
+                left = min(32u, n - b);
+            }
+            const uint32_t rank = uint32_t(__popc(need & ((1u << lane) - 1u)));
+            const uint32_t take = min(uint32_t(__popc(need)), left);
+            const bool mine = ((need >> lane) & 1u) && rank < take;
+            if (mine) {
+                p = start(pool + rank);
+                active = true;
+            }
+            need &= ~__ballot_sync(kFullWarp, mine);
+            pool += take;
+            left -= take;
+        }
+        if (!__any_sync(kFullWarp, active)) break;
+        if (active) {  // one segment: the loop body of finish_path (kernels/stages.h)
+            const uint32_t depth = p.depth;
+            Hit h = extend_path<W>(s, p);
+            ShadowRay sh;
+            bool has_shadow;
+            active = shade_path(s, rp, film, p, h, sh, has_shadow);
+            ext++;
+            on_segment(depth, has_shadow);
+            if (has_shadow) {
+                shadow++;
+                shadow_trace<W, true>(s, film, sh);
+            }
+        }
+    }
 }
 
 }  // namespace wp
