@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
     uint32_t drain_below = RenderOptions::kDefaultDrainBelow;
     render->add_option("--drain", drain_below,
                        "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
-                       "each path to its end (0: never; default 65536)");
+                       "each path to its end (0: never; default 262144)");
     bool pipelined = false, push = true, graphs = false;
     render->add_flag("--graphs", graphs, "GPU wavefront: each iteration's launches as one CUDA graph (slower: LOG.md 11)");
     render->add_flag("--push-compaction,!--select-compaction", push,
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
     bench->add_flag("--l2-persist", bo.render.l2_persist, "GPU: BVH nodes kept resident in L2 (access policy window)");
     bench->add_option("--drain", bo.render.drain_below,
                       "wavefront: finish at most this many live paths in one kernel once all camera paths are out "
-                      "(0: never; default 65536)");
+                      "(0: never; default 262144)");
     bench->add_flag("--pipelined", bo.render.pipelined, "GPU wavefront: no host round trip per iteration");
     bench->add_flag("--push-compaction,!--select-compaction", bo.render.push_compaction,
                     "wavefront compaction: by push in shade (CUB block scan, default), or --select-compaction: CUB "
@@ -181,6 +181,8 @@ int main(int argc, char** argv) {
                       "GPU: persistent extend kernel, refill a warp once this many lanes (1-32) are idle; 0: one thread "
                       "per ray (default 16)")
         ->check(CLI::Range(0, 32));
+    bool no_qs = false;
+    bench->add_flag("--no-queue-stats", no_qs, "wavefront: no per-depth path and shadow-ray counts (queue fill)");
     bool no_kt = false;
     bench->add_flag("--graphs", bo.render.graphs, "GPU wavefront: each iteration's launches as one CUDA graph");
     bench->add_flag("--no-kernel-timing", no_kt, "GPU: no per-kernel events (frame time only)");
@@ -190,6 +192,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < argc; ++i) bo.command += (i ? " " : "") + std::string(argv[i]);
         bo.raycast = !no_raycast;
         bo.render.kernel_timing = !no_kt;
+        bo.render.queue_stats = !no_qs;
         bo.modes.clear();
         std::stringstream ms(bench_modes);
         for (std::string m; std::getline(ms, m, ',');) {

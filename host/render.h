@@ -44,7 +44,7 @@ struct RenderOptions {
     // end by one thread (the drain kernel: the megakernel's loop over the same stage functions) instead of one
     // launch sequence per bounce. 0: never. Synchronised schedule only (not with pipelined or push).
     uint32_t drain_below = kDefaultDrainBelow;
-    static constexpr uint32_t kDefaultDrainBelow = 1u << 16;
+    static constexpr uint32_t kDefaultDrainBelow = 1u << 18;
     // GPU: keep the BVH nodes resident in L2 (an access policy window over the node array, persisting set-aside
     // sized to it)
     bool l2_persist = false;
@@ -60,6 +60,8 @@ struct RenderOptions {
     // this many (1-32) are idle (kernels/persistent.h); 0: one thread per ray. profiling/LOG.md entry 26.
     uint32_t refill = kDefaultRefill;
     static constexpr uint32_t kDefaultRefill = 16;
+    // wavefront: count paths and shadow rays per depth (RenderStats::paths_at_depth, the bench's queue fill)
+    bool queue_stats = true;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
     bool kernel_timing = true;
     // GPU wavefront, synchronised schedule: each iteration's launch sequence is captured as a CUDA graph and

@@ -147,8 +147,8 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     std::vector<unsigned long long> pd(kStatDepths, 0), sd(kStatDepths, 0);
     q.alive = alive.data();
     q.counters = counters;
-    q.paths_at_depth = pd.data();
-    q.shadow_at_depth = sd.data();
+    q.paths_at_depth = opt.queue_stats ? pd.data() : nullptr;
+    q.shadow_at_depth = opt.queue_stats ? sd.data() : nullptr;
     if (opt.sort_materials) {
         q.material_key = key.data();
         q.order_iota = iota.data();
@@ -226,8 +226,10 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
         st.shadow_rays += it.shadow;
         if (opt.progress) opt.progress(next - live, total);
     }
-    st.paths_at_depth = pd;
-    st.shadow_at_depth = sd;
+    if (opt.queue_stats) {
+        st.paths_at_depth = pd;
+        st.shadow_at_depth = sd;
+    }
     st.device_bytes = uint64_t(cap) * (2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
                                        1 + 4 * 4);
     return film.image(rp, next);

@@ -365,10 +365,12 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     q.counters = A.alloc<uint32_t>(kNumCounters);
     WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
     q.refill = opt.refill;
-    q.paths_at_depth = A.alloc<unsigned long long>(kStatDepths);
-    q.shadow_at_depth = A.alloc<unsigned long long>(kStatDepths);
-    WP_CUDA(cudaMemsetAsync(q.paths_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
-    WP_CUDA(cudaMemsetAsync(q.shadow_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
+    if (opt.queue_stats) {
+        q.paths_at_depth = A.alloc<unsigned long long>(kStatDepths);
+        q.shadow_at_depth = A.alloc<unsigned long long>(kStatDepths);
+        WP_CUDA(cudaMemsetAsync(q.paths_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
+        WP_CUDA(cudaMemsetAsync(q.shadow_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
+    }
     uint32_t* selected = A.alloc<uint32_t>(cap);
     uint32_t *keys_sorted = nullptr, *order = nullptr;
     size_t sort_bytes = 0;
@@ -461,12 +463,14 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
         next = pipelined_iterations(s, rp, film, opt, A, L, st, q, paths, cap, total, temp, sort_bytes, select_bytes,
                                     keys_sorted, order, selected);
     }
-    st.paths_at_depth.resize(kStatDepths);
-    st.shadow_at_depth.resize(kStatDepths);
-    WP_CUDA(cudaMemcpy(st.paths_at_depth.data(), q.paths_at_depth, kStatDepths * sizeof(unsigned long long),
-                       cudaMemcpyDeviceToHost));
-    WP_CUDA(cudaMemcpy(st.shadow_at_depth.data(), q.shadow_at_depth, kStatDepths * sizeof(unsigned long long),
-                       cudaMemcpyDeviceToHost));
+    if (opt.queue_stats) {
+        st.paths_at_depth.resize(kStatDepths);
+        st.shadow_at_depth.resize(kStatDepths);
+        WP_CUDA(cudaMemcpy(st.paths_at_depth.data(), q.paths_at_depth, kStatDepths * sizeof(unsigned long long),
+                           cudaMemcpyDeviceToHost));
+        WP_CUDA(cudaMemcpy(st.shadow_at_depth.data(), q.shadow_at_depth, kStatDepths * sizeof(unsigned long long),
+                           cudaMemcpyDeviceToHost));
+    }
     return next;
 }
 

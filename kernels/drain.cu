@@ -13,10 +13,14 @@ template <int W>
 __global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n,
                                            unsigned long long* rays) {
     uint32_t ext = 0, shadow = 0;
-    // the segments in the depth histograms, as shade and shadow would count them (stage::drain on the CPU)
-    auto stats = [&q](uint32_t depth, bool has_shadow) {
-        if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth_bin(depth));
-        if (has_shadow && q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth_bin(depth));
+    // the segments in the depth histograms, as shade and shadow would count them (stage::drain on the CPU); per block
+    // in shared memory, added to the global ones at the end (as in shade)
+    __shared__ unsigned long long hist[2 * kStatDepths];
+    for (uint32_t b = threadIdx.x; b < 2 * kStatDepths; b += blockDim.x) hist[b] = 0;
+    __syncthreads();
+    auto stats = [&](uint32_t depth, bool has_shadow) {
+        if (q.paths_at_depth) histogram_add(hist, depth_bin(depth));
+        if (has_shadow && q.shadow_at_depth) histogram_add(hist + kStatDepths, depth_bin(depth));
     };
     run_paths_persistent<W>(
         s, rp, film, n, FetchCounters{q.counters + kFetch, q.counters + kFetchDone},
@@ -28,7 +32,9 @@ __global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmVie
         atomicAdd(&rays[0], (unsigned long long)ext);
         atomicAdd(&rays[1], (unsigned long long)shadow);
     }
-    persistent_block_done(FetchCounters{q.counters + kFetch, q.counters + kFetchDone});
+    persistent_block_done(FetchCounters{q.counters + kFetch, q.counters + kFetchDone});  // syncs the block
+    for (uint32_t b = threadIdx.x; b < 2 * kStatDepths; b += blockDim.x)
+        if (hist[b]) atomicAdd(b < kStatDepths ? &q.paths_at_depth[b] : &q.shadow_at_depth[b - kStatDepths], hist[b]);
 }
 
 unsigned resident_blocks(const void* fn);  // extend.cu

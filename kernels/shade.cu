@@ -7,27 +7,42 @@
 namespace wp {
 
 __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
+    // The depth histograms are counted per block in shared memory and added to the global ones once per block and
+    // bin: a global atomic per warp and bin on a handful of addresses cost the kernel (LOG entry 30).
+    __shared__ unsigned long long hist[2 * kStatDepths];
+    WavefrontQueues qb = q;
+    if (q.paths_at_depth) {
+        for (uint32_t b = threadIdx.x; b < 2 * kStatDepths; b += blockDim.x) hist[b] = 0;
+        __syncthreads();
+        qb.paths_at_depth = hist;
+        qb.shadow_at_depth = q.shadow_at_depth ? hist + kStatDepths : nullptr;
+    }
+    // one inlined copy of the stage body whatever the compaction, so both round alike (same image bit for bit)
+    PathState p;
+    const bool alive = i < m && stage::shade_item(s, rp, film, qb, i, p);
     if (q.push) {
         // Compaction by push: the block's live paths, numbered by a CUB block scan, go to consecutive slots of the
         // next queue that one atomic per block reserves (their order within the block kept).
         using Scan = cub::BlockScan<uint32_t, kStageBlock>;
         __shared__ typename Scan::TempStorage scan;
         __shared__ uint32_t base;
-        PathState p;
-        const bool alive = i < m && stage::shade_item(s, rp, film, q, i, p);
         uint32_t rank, count;
         Scan(scan).ExclusiveSum(alive ? 1u : 0u, rank, count);
         if (threadIdx.x == 0 && count > 0) base = atomicAdd(&q.counters[kLiveCount], count);
         __syncthreads();
         if (alive) q.next.store(base + rank, pack(p));
-        return;
-    }
-    if (i < m)
-        stage::shade(s, rp, film, q, i);
-    else if (i < n && !q.push)  // dead slot within the bound: not selected by the compaction over the bound
+    } else if (i < m) {
+        stage::shade_store_in_place(q, i, alive, p);
+    } else if (i < n) {  // dead slot within the bound: not selected by the compaction over the bound
         q.alive[q.order ? q.order[i] : i] = 0;
+    }
+    if (q.paths_at_depth) {
+        __syncthreads();
+        for (uint32_t b = threadIdx.x; b < 2 * kStatDepths; b += blockDim.x)
+            if (hist[b]) atomicAdd(b < kStatDepths ? &q.paths_at_depth[b] : &q.shadow_at_depth[b - kStatDepths], hist[b]);
+    }
 }
 
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,

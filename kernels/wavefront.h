@@ -172,6 +172,12 @@ WP_HD bool shade_item(const SceneView& s, const RenderParams& rp, const FilmView
     }
     return alive;
 }
+// Without push: the alive flag of item i for the select step, and the path that goes on back in its slot.
+WP_HD void shade_store_in_place(const WavefrontQueues& q, uint32_t i, bool alive, const PathState& p) {
+    const uint32_t j = q.order ? q.order[i] : i;
+    q.alive[j] = alive ? 1 : 0;
+    if (alive) q.paths.store(q.slot(j), pack(p));
+}
 WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                  uint32_t i) {
     PathState p;
@@ -179,9 +185,7 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
     if (q.push) {  // compaction by push: the live path goes straight to the next queue
         if (alive) q.next.store(queue_push(&q.counters[kLiveCount]), pack(p));
     } else {
-        const uint32_t j = q.order ? q.order[i] : i;
-        q.alive[j] = alive ? 1 : 0;
-        if (alive) q.paths.store(q.slot(j), pack(p));
+        shade_store_in_place(q, i, alive, p);
     }
 }
 

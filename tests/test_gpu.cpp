@@ -545,6 +545,18 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
             EXPECT_EQ(s0.paths_at_depth, st.paths_at_depth) << name << " refill " << refill;
             EXPECT_GT(st.iterations.size(), 3u);
         }
+        {  // without the depth histograms (counted per block in shared memory): the same image, no histograms
+            RenderOptions o = base;
+            o.queue_stats = false;
+            RenderStats st;
+            Image y = render_gpu(ls.data, rp, Mode::Wavefront, o, &st);
+            EXPECT_TRUE(x.rgb == y.rgb) << name;
+            EXPECT_TRUE(st.paths_at_depth.empty());
+            EXPECT_EQ(s0.extension_rays, st.extension_rays);
+            uint64_t segs = 0;
+            for (unsigned long long c : s0.paths_at_depth) segs += c;
+            EXPECT_EQ(segs, s0.extension_rays) << name;  // every segment counted once, by shade or the drain
+        }
         // the megakernel over three launches (at least 2M samples each)
         rp.spp = 300;
         RenderStats sw, sm;
