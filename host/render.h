@@ -42,14 +42,14 @@ struct RenderOptions {
     bool index_compaction = false;
     // Wavefront tail: once every camera path is generated and at most this many paths are live, each is run to its
     // end by one thread (the drain kernel: the megakernel's loop over the same stage functions) instead of one
-    // launch sequence per bounce. 0: never. Synchronised schedule only (not with pipelined or push).
+    // launch sequence per bounce. 0: never. The pipelined schedule starts it two iterations after the count is low.
     uint32_t drain_below = kDefaultDrainBelow;
     static constexpr uint32_t kDefaultDrainBelow = 1u << 18;
     // GPU: keep the BVH nodes resident in L2 (an access policy window over the node array, persisting set-aside
     // sized to it)
     bool l2_persist = false;
     // GPU wavefront: keep the iteration counts on the device and launch over bounds, no host round trip per
-    // iteration (profiling/LOG.md entry 2: no faster by itself); no drain
+    // iteration (profiling/LOG.md entries 2, 32)
     bool pipelined = false;
     // wavefront compaction (default): shade packs the live paths into the next queue (GPU: a CUB block scan numbers
     // each block's live paths, one atomic per block reserves their slots; CPU: one atomic per path). false: the CUB

@@ -261,7 +261,9 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
 // The wavefront iterations without host round trips: each iteration's counts live on the device (prepare), the
 // stage kernels are launched over host upper bounds (the capacity while camera paths are still generated, then
 // the last live count the host has heard of), and the host learns each iteration's record through mapped memory
-// two iterations late, blocking only to keep at most two iterations queued. Returns the samples taken.
+// two iterations late, blocking only to keep at most two iterations queued. Once it hears that generation is over
+// and at most opt.drain_below paths are live, it stops launching iterations and drains the paths left (those of
+// the iterations already queued run first). Returns the samples taken.
 uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                               DeviceArena& A, Launcher& L, RenderStats& st, WavefrontQueues& q, PathSoA* paths,
                               uint64_t cap, uint64_t total, void* temp, size_t sort_bytes, size_t select_bytes,
@@ -284,10 +286,11 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
     q.iter = d_it;
     const uint64_t kNone = ~uint64_t(0);
     uint64_t cancel_from = kNone, consumed = 0, done = 0;
-    bool gen_over = false, stop = false;
-    uint32_t bound_known = uint32_t(cap);
+    bool gen_over = false, stop = false, drain_now = false;
+    uint32_t bound_known = uint32_t(cap), live_last = 0;
     auto consume = [&](uint64_t j) {
         IterRecord r = h_rec[j % kRing];
+        live_last = r.live;
         if (r.extended > 0) {
             st.iterations.push_back(IterationStat{r.generated, r.extended, r.shadow, r.live});
             st.extension_rays += r.extended;
@@ -298,6 +301,7 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
             gen_over = true;  // no iteration after j generates: its live count bounds every later queue
             bound_known = r.live;
             if (r.live == 0) stop = true;
+            if (r.live > 0 && r.live <= opt.drain_below) drain_now = stop = true;
         }
         if (opt.progress) opt.progress(r.next - r.live, total);
     };
@@ -333,9 +337,24 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
     // the records not yet read: one more prepare writes record k - 1
     launch_prepare(L, q, d_it, d_rec + (k - 1) % kRing, d_next, 0, 0);
     WP_CUDA(cudaStreamSynchronize(L.stream()));
-    while (!stop && consumed < k) consume(consumed++);
+    while (consumed < k) consume(consumed++);  // iterations queued after the one that stopped: empty or drained
     q.iter = nullptr;
     q.push = false;
+    if (drain_now && live_last > 0) {  // the tail: the paths of the last iteration, each to its end
+        NvtxRange drain_range("drain");
+        unsigned long long* d_rays = A.alloc<unsigned long long>(2);
+        WP_CUDA(cudaMemsetAsync(d_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
+        q.paths = paths[cur];
+        launch_drain(L, s, rp, film, q, live_last, d_rays);
+        unsigned long long h[2];
+        WP_CUDA(cudaMemcpyAsync(h, d_rays, sizeof(h), cudaMemcpyDeviceToHost, L.stream()));
+        WP_CUDA(cudaStreamSynchronize(L.stream()));
+        st.drained = live_last;
+        st.extension_rays += h[0];
+        st.shadow_rays += h[1];
+        if (opt.progress) opt.progress(done, total);
+    }
+    L.collect();
     return done;
 }
 

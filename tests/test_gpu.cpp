@@ -368,7 +368,7 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         a.capacity = b.capacity = 50000;
         a.sort_materials = b.sort_materials = sorted;
         a.pipelined = true;
-        b.drain_below = 0;  // the pipelined schedule has no drain: iteration for iteration
+        a.drain_below = b.drain_below = 0;  // iteration for iteration (the drain rounds as the megakernel does)
         RenderStats sa, sb;
         Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
         EXPECT_TRUE(x.rgb == y.rgb) << "sorted " << sorted;
@@ -378,6 +378,26 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         EXPECT_EQ(x.samples, uint64_t(rp.num_pixels()) * rp.spp);
         std::printf("sorted %d: pipelined %.2f ms, synchronised %.2f ms, %zu iterations\n", int(sorted), sa.render_ms,
                     sb.render_ms, sa.iterations.size());
+    }
+    {  // pipelined with its drain (which starts two iterations after the host hears the live count is low) against
+       // the synchronised schedule's: the same rays and histograms, pixels within rounding
+        RenderOptions a, b;
+        a.capacity = b.capacity = 50000;
+        a.drain_below = b.drain_below = 20000;
+        a.pipelined = true;
+        RenderStats sa, sb;
+        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
+        size_t off = 0;
+        for (size_t k = 0; k < x.rgb.size(); ++k) off += std::fabs(x.rgb[k] - y.rgb[k]) > 1e-4 * std::fabs(x.rgb[k]) + 1e-6;
+        EXPECT_EQ(off, 0u) << "pipelined drain: pixels off by more than rounding";
+        EXPECT_EQ(sa.extension_rays, sb.extension_rays);
+        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
+        EXPECT_EQ(sa.paths_at_depth, sb.paths_at_depth);
+        EXPECT_GT(sa.drained, 0u);
+        EXPECT_LE(sa.drained, sb.drained);  // it hears late: fewer paths left by then
+        EXPECT_EQ(x.samples, uint64_t(rp.num_pixels()) * rp.spp);
+        std::printf("pipelined with drain %.2f ms (%llu drained), synchronised %.2f ms (%llu drained)\n", sa.render_ms,
+                    (unsigned long long)sa.drained, sb.render_ms, (unsigned long long)sb.drained);
     }
     {  // one CUDA graph per iteration against kernels launched one by one: same image, rays and kernel table
         RenderOptions a, b;
