@@ -233,6 +233,7 @@ json run_bench(const BenchOptions& o) {
             jm["mode"] = mode_name(m);
             jm["render_ms"] = t;  // the median run's (the lower median for an even count)
             jm["render_ms_runs"] = ms;
+            jm["setup_ms"] = last.setup_ms;  // GPU: allocation and zeroing before the first launch, not in render_ms
             jm["samples"] = last.samples;
             jm["extension_rays"] = last.extension_rays;
             jm["shadow_rays"] = last.shadow_rays;

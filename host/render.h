@@ -100,6 +100,7 @@ struct RenderStats {
     uint32_t graph_instantiations = 0;  // GPU wavefront with graphs: executable graphs built (the rest were updates)
     Mode mode = Mode::Megakernel;
     double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
+    double setup_ms = 0.0;   // GPU: the schedule's setup before its first launch (queue allocation), host clock
     uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;
     uint32_t capacity = 0;  // wavefront queue capacity
     uint64_t drained = 0;   // wavefront: paths finished by the drain (the tail), 0 when it did not run

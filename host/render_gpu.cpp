@@ -224,8 +224,26 @@ size_t wavefront_bytes_per_path(const RenderOptions& opt) {
            (opt.sort_materials ? 16 : 0) /*keys, order*/ + 8 /*CUB temp, roughly*/;
 }
 
+// The start of a frame's timing. A schedule calls it once its setup (device and pinned allocations, zeroing) is
+// queued: it records the frame's first event there, so the frame runs from the first launch to the last result in
+// both schedules (the wavefront's queues, ~800 MB, and pinned read-back buffers were inside its frame before:
+// profiling/LOG.md entry 32), and measures the setup on the host clock.
+struct FrameStart {
+    cudaEvent_t t0;
+    cudaStream_t stream;
+    std::chrono::steady_clock::time_point begin = std::chrono::steady_clock::now();
+    double setup_ms = 0.0;
+    bool recorded = false;
+    void operator()() {
+        if (recorded) return;
+        setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+        WP_CUDA(cudaEventRecord(t0, stream));
+        recorded = true;
+    }
+};
+
 uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
-                             DeviceArena& A, Launcher& L, RenderStats& st) {
+                             DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
     unsigned long long* rays = A.alloc<unsigned long long>(2);
     WP_CUDA(cudaMemsetAsync(rays, 0, 2 * sizeof(unsigned long long), L.stream()));
     uint32_t* counters = A.alloc<uint32_t>(2);  // the persistent threads' work counters, zero after every launch
@@ -238,6 +256,7 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
     Event batch_end[2];
     uint64_t k = 0;
     uint64_t done = 0;
+    frame_start();
     for (uint64_t b = 0; b < total && !(opt.cancel && *opt.cancel); b += batch, ++k) {
         uint64_t e = std::min(total, b + batch);
         done = e;
@@ -267,7 +286,7 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
 uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                               DeviceArena& A, Launcher& L, RenderStats& st, WavefrontQueues& q, PathSoA* paths,
                               uint64_t cap, uint64_t total, void* temp, size_t sort_bytes, size_t select_bytes,
-                              uint32_t* keys_sorted, uint32_t* order, uint32_t* selected) {
+                              uint32_t* keys_sorted, uint32_t* order, uint32_t* selected, FrameStart& frame_start) {
     constexpr uint64_t kRing = 8;
     IterCounts* d_it = A.alloc<IterCounts>(1);
     unsigned long long* d_next = A.alloc<unsigned long long>(1);
@@ -282,7 +301,9 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
         ~FreeHost() { cudaFreeHost(p); }
     } free_rec{h_rec};
     WP_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_rec), h_rec, 0));
+    unsigned long long* d_rays = A.alloc<unsigned long long>(2);  // the drain's ray counts
     Event ev[kRing];  // ev[k % kRing]: after prepare(k), which wrote record k - 1
+    frame_start();
     q.iter = d_it;
     const uint64_t kNone = ~uint64_t(0);
     uint64_t cancel_from = kNone, consumed = 0, done = 0;
@@ -342,7 +363,6 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
     q.push = false;
     if (drain_now && live_last > 0) {  // the tail: the paths of the last iteration, each to its end
         NvtxRange drain_range("drain");
-        unsigned long long* d_rays = A.alloc<unsigned long long>(2);
         WP_CUDA(cudaMemsetAsync(d_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
         q.paths = paths[cur];
         launch_drain(L, s, rp, film, q, live_last, d_rays);
@@ -359,7 +379,7 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
 }
 
 uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
-                            DeviceArena& A, Launcher& L, RenderStats& st) {
+                            DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     // Queue capacity: the request (default 4M paths), at most the samples to render, and within 60% of the free
     // memory left after the scene and film (render_gpu checked that a minimal queue fits).
@@ -419,6 +439,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
         uint32_t* slot_list[2] = {selected, by_index ? A.alloc<uint32_t>(cap) : nullptr};
         if (by_index) launch_init_slots(L, slot_list[0], uint32_t(cap));  // every slot free
         st.index_compaction = by_index;
+        frame_start();
         while (live > 0 || next < total) {
             q.paths = paths[cur];
             q.slots = by_index ? slot_list[cur] : nullptr;
@@ -480,7 +501,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
         st.graph_instantiations = graph.instantiations();
     } else {
         next = pipelined_iterations(s, rp, film, opt, A, L, st, q, paths, cap, total, temp, sort_bytes, select_bytes,
-                                    keys_sorted, order, selected);
+                                    keys_sorted, order, selected, frame_start);
     }
     if (opt.queue_stats) {
         st.paths_at_depth.resize(kStatDepths);
@@ -526,9 +547,11 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
         Launcher L(stream.s, opt.kernel_timing);
         Event t0, t1;
         WP_CUDA(cudaDeviceSynchronize());
-        WP_CUDA(cudaEventRecord(t0.e, stream.s));
-        uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, o2, A, L, st)
-                                                 : wavefront_schedule(s, rp, film, o2, A, L, st);
+        FrameStart frame_start{t0.e, stream.s};  // recorded by the schedule once its setup is queued
+        uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, o2, A, L, st, frame_start)
+                                                 : wavefront_schedule(s, rp, film, o2, A, L, st, frame_start);
+        frame_start();  // (a schedule that returned before its first launch)
+        st.setup_ms = frame_start.setup_ms;
         WP_CUDA(cudaEventRecord(t1.e, stream.s));
         WP_CUDA(cudaStreamSynchronize(stream.s));
         L.collect();
