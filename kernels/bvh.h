@@ -110,6 +110,59 @@ struct BVH2Ref {
 };
 constexpr uint32_t kBVH2Done = 0xffffffffu;  // idx of the sentinel under the stack: an "inner node" ending traversal
 
+// One round of the while-while traversal (traverse_ww's outer loop, also run by the persistent extend kernel of
+// kernels/persistent.h): inner nodes until the ray holds a leaf and, on the GPU, every active lane of its warp
+// does too, then the leaf loop. The state (stack, sp, node, leaf) carries over to the next round; the traversal is
+// over when node is the sentinel after a round. Returns true when an any-hit query found its hit.
+template <bool kAnyHit, bool kHostSpeculative = false>
+WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float tmin, Hit& hit, BVH2Ref* stack,
+                    int& sp, BVH2Ref& node, BVH2Ref& leaf) {
+    const float tc = cull_t(hit.t);  // hit.t does not change in the inner loop
+    // Inner loop: while `node` is an inner node.
+    while (node.count == 0 && node.idx != kBVH2Done) {
+        float t0, t1;
+        U4 d;
+        // Closest-hit culling: children entered beyond hit.t (with the slack) are missed.
+        node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, d);
+        const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
+        if (!hit0 && !hit1) {
+            node = stack[sp--];
+        } else {
+            // Nearer child next; the farther one, when both are hit, onto the stack (leaf or not).
+            node = hit0 ? BVH2Ref{d.x, d.z} : BVH2Ref{d.y, d.w};
+            if (hit0 && hit1) {
+                BVH2Ref far{d.y, d.w};
+                if (t1 < t0) {
+                    far = node;
+                    node = BVH2Ref{d.y, d.w};
+                }
+                stack[++sp] = far;
+            }
+        }
+        // The first leaf is postponed and traversal goes on with the stack top; a second one stays in `node`,
+        // which ends this loop.
+        if (node.count > 0 && leaf.count == 0) {
+            leaf = node;
+            node = stack[sp--];
+        }
+        // Speculative traversal: leave once all active lanes hold a leaf. __activemask(): lanes that left the
+        // inner loop (or finished) take no part, so none waits on them.
+#if defined(__CUDA_ARCH__)
+        if (!__any_sync(__activemask(), leaf.count == 0)) break;
+#else
+        if (!kHostSpeculative && leaf.count > 0) break;
+#endif
+    }
+    // Leaf loop: the postponed leaf, then `node` too while it is a leaf (the next one coming off the stack).
+    while (leaf.count > 0) {
+        for (uint32_t i = leaf.idx; i < leaf.idx + leaf.count; ++i)
+            if (intersect_prim(s.prims, i, r, tmin, hit) && kAnyHit) return true;
+        leaf = node;  // an inner node or the sentinel (count 0) ends the leaf loop and stays in `node`
+        if (node.count > 0) node = stack[sp--];
+    }
+    return false;
+}
+
 template <bool kAnyHit, bool kHostSpeculative = false>
 WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) {
     Hit hit{tmax, kInvalid, 0.0f, 0.0f};
@@ -122,51 +175,8 @@ WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) 
     int sp = 0;
     BVH2Ref node{0u, 0u};  // next reference to visit: the root
     BVH2Ref leaf{0u, 0u};  // the postponed leaf; count == 0: none
-    while (node.idx != kBVH2Done) {
-        const float tc = cull_t(hit.t);  // hit.t does not change in the inner loop
-        // Inner loop: while `node` is an inner node.
-        while (node.count == 0 && node.idx != kBVH2Done) {
-            float t0, t1;
-            U4 d;
-            // Closest-hit culling: children entered beyond hit.t (with the slack) are missed.
-            node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, d);
-            const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
-            if (!hit0 && !hit1) {
-                node = stack[sp--];
-            } else {
-                // Nearer child next; the farther one, when both are hit, onto the stack (leaf or not).
-                node = hit0 ? BVH2Ref{d.x, d.z} : BVH2Ref{d.y, d.w};
-                if (hit0 && hit1) {
-                    BVH2Ref far{d.y, d.w};
-                    if (t1 < t0) {
-                        far = node;
-                        node = BVH2Ref{d.y, d.w};
-                    }
-                    stack[++sp] = far;
-                }
-            }
-            // The first leaf is postponed and traversal goes on with the stack top; a second one stays in `node`,
-            // which ends this loop.
-            if (node.count > 0 && leaf.count == 0) {
-                leaf = node;
-                node = stack[sp--];
-            }
-            // Speculative traversal: leave once all active lanes hold a leaf. __activemask(): lanes that left the
-            // inner loop (or finished) take no part, so none waits on them.
-#if defined(__CUDA_ARCH__)
-            if (!__any_sync(__activemask(), leaf.count == 0)) break;
-#else
-            if (!kHostSpeculative && leaf.count > 0) break;
-#endif
-        }
-        // Leaf loop: the postponed leaf, then `node` too while it is a leaf (the next one coming off the stack).
-        while (leaf.count > 0) {
-            for (uint32_t i = leaf.idx; i < leaf.idx + leaf.count; ++i)
-                if (intersect_prim(s.prims, i, r, tmin, hit) && kAnyHit) return hit;
-            leaf = node;  // an inner node or the sentinel (count 0) ends the leaf loop and stays in `node`
-            if (node.count > 0) node = stack[sp--];
-        }
-    }
+    while (node.idx != kBVH2Done)
+        if (ww_round<kAnyHit, kHostSpeculative>(s, r, q, tmin, hit, stack, sp, node, leaf)) return hit;
     return hit;
 }
 

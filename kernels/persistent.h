@@ -86,45 +86,9 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
         if (__all_sync(kFullWarp, item == kInvalid)) break;  // only once the items are used up
         if (item == kInvalid) continue;
         // One round of traverse_ww's outer loop: nodes until every active lane holds a leaf, then the leaves.
-        const float tc = cull_t(hit.t);
-        while (node.count == 0 && node.idx != kBVH2Done) {
-            float t0, t1;
-            U4 d;
-            node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, d);
-            const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
-            if (!hit0 && !hit1) {
-                node = stack[sp--];
-            } else {
-                node = hit0 ? BVH2Ref{d.x, d.z} : BVH2Ref{d.y, d.w};
-                if (hit0 && hit1) {
-                    BVH2Ref far{d.y, d.w};
-                    if (t1 < t0) {
-                        far = node;
-                        node = BVH2Ref{d.y, d.w};
-                    }
-                    stack[++sp] = far;
-                }
-            }
-            if (node.count > 0 && leaf.count == 0) {
-                leaf = node;
-                node = stack[sp--];
-            }
-            if (!__any_sync(__activemask(), leaf.count == 0)) break;
-        }
-        while (leaf.count > 0) {
-            bool stop = false;
-            for (uint32_t k = leaf.idx; k < leaf.idx + leaf.count; ++k)
-                if (intersect_prim(s.prims, k, r, tmin, hit) && kAnyHit) {
-                    stop = true;
-                    break;
-                }
-            if (stop) {  // any hit found: the ray is done
-                node = BVH2Ref{kBVH2Done, 0u};
-                leaf = BVH2Ref{0u, 0u};
-                break;
-            }
-            leaf = node;
-            if (node.count > 0) node = stack[sp--];
+        if (ww_round<kAnyHit>(s, r, q, tmin, hit, stack, sp, node, leaf)) {  // any hit found: the ray is done
+            node = BVH2Ref{kBVH2Done, 0u};
+            leaf = BVH2Ref{0u, 0u};
         }
         if (node.idx == kBVH2Done && leaf.count == 0) {
             done(item, hit);
