@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Device call for profiling/LOG.md entry 34: Nsight Compute on the ray-cast pass's extend kernels (Sponza, dragon)
-# with the persistent extend (default) and one thread per ray (--refill 0): thread instructions per ray, SIMD
-# efficiency, cycles per issued instruction. Everything under $OUT/logs.tgz.
+# Device call for profiling/LOG.md entry 34: Nsight Compute on a 4-spp wavefront render's first two extend launches
+# (camera rays, then the first bounce) of Sponza and the dragon, with the persistent extend (default) and one thread
+# per ray (--refill 0): thread instructions, SIMD efficiency, cycles per issued instruction. Everything under
+# $OUT/logs.tgz.
 #   bash profiling/ncu_extend.sh
 set -u
 source "$(dirname "$0")/common.sh"
@@ -11,8 +12,8 @@ for sc in sponza dragon; do
     timeout 120 ncu --kernel-name "regex:^extend" --launch-skip 0 --launch-count 2 --section SpeedOfLight \
       --section Occupancy --section WarpStateStats --metrics \
       smsp__thread_inst_executed.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio \
-      --csv --page details $B/wavepath bench scenes/$sc.json --backend gpu --modes wavefront --spp 1 --repeat 1 \
-      --warmup 0 --raycast-spp 4 --refill $r > "$O/ncu-$sc-refill$r.csv" 2> "$O/ncu-$sc-refill$r.err"
+      --csv --page details $B/wavepath render scenes/$sc.json --backend gpu --mode wavefront --spp 4 \
+      --refill $r -o /tmp/ncu.exr > "$O/ncu-$sc-refill$r.csv" 2> "$O/ncu-$sc-refill$r.err"
     echo "ncu $sc refill $r rc=$?"
     python3 - "$O/ncu-$sc-refill$r.csv" <<'PY'
 import csv, sys

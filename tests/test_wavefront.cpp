@@ -352,4 +352,20 @@ TEST(Wavefront, PushCompactionMatchesSelectAndGather) {
     EXPECT_EQ(sa.extension_rays, sb.extension_rays);
     EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
     for (const KernelRow& k : sb.kernels) EXPECT_TRUE(k.name != "compact" && k.name != "compact_select") << k.name;
+    bool select_rows = false;
+    for (const KernelRow& k : sa.kernels) select_rows |= k.name == "compact_select";
+    EXPECT_TRUE(select_rows);
+    RenderOptions d;  // the defaults: push
+    EXPECT_TRUE(d.push_compaction);
+    // without the per-depth counts (--no-queue-stats): the same image, no histograms; with them, every segment
+    // counted once
+    RenderOptions c = b;
+    c.queue_stats = false;
+    RenderStats sc;
+    Image z = render_cpu(ls.data, rp, Mode::Wavefront, c, &sc);
+    EXPECT_TRUE(z.rgb == y.rgb);
+    EXPECT_TRUE(sc.paths_at_depth.empty());
+    uint64_t segs = 0;
+    for (unsigned long long v : sb.paths_at_depth) segs += v;
+    EXPECT_EQ(segs, sb.extension_rays);
 }
