@@ -35,13 +35,13 @@ struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
-    // wavefront compaction: false (default) selects the live paths (CUB DeviceSelect) and gathers them to the front
-    // of a second queue; true partitions the slot indices of the paths instead (CUB DevicePartition; the paths stay
-    // in their slots, freed slots take the new camera paths), measured slower: the scattered slots cost shade and
-    // generate more than the gather they save (profiling/LOG.md entry 18). Synchronised schedule only.
+    // wavefront compaction by slot indices: the paths stay in their slots and CUB DevicePartition splits the slot
+    // list (freed slots take the new camera paths), instead of moving the live paths (push_compaction below, or the
+    // select and gather); measured slower: the scattered slots cost shade and generate more than the moves they save
+    // (profiling/LOG.md entry 18). Synchronised schedule only; takes precedence over push_compaction.
     bool index_compaction = false;
-    // Wavefront tail: once every camera path is generated and at most this many paths are live, each is run to its
-    // end by one thread (the drain kernel: the megakernel's loop over the same stage functions) instead of one
+    // Wavefront tail: once every camera path is generated and at most this many paths are live, they are run to
+    // their ends in one drain kernel (the megakernel's persistent loop over the same stage functions) instead of one
     // launch sequence per bounce. 0: never. The pipelined schedule starts it two iterations after the count is low.
     uint32_t drain_below = kDefaultDrainBelow;
     static constexpr uint32_t kDefaultDrainBelow = 1u << 18;
