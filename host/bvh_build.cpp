@@ -498,14 +498,38 @@ std::array<vec3, 3> kNotATriangle() {
     return {vec3(nan), vec3(nan), vec3(nan)};
 }
 
+BVHBuild build_exact(const std::vector<AABB>& boxes, const BVHBuildOptions& opt);
+
+namespace {
+// Widens every child box of the tree by opt.pad_ulps ulps of the scene's magnitude (BVHBuildOptions::pad_ulps).
+BVHBuild padded(BVHBuild b, const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
+    if (opt.pad_ulps <= 0.0f || b.nodes.empty()) return b;
+    float m = opt.pad_magnitude;
+    for (const AABB& bx : boxes)
+        for (int k = 0; k < 3; ++k) m = std::max(m, std::max(std::fabs(bx.lo[k]), std::fabs(bx.hi[k])));
+    if (!std::isfinite(m) || m <= 0.0f) return b;
+    const float pad = opt.pad_ulps * m * std::ldexp(1.0f, -23);  // ulp(m) is at most m * 2^-23
+    for (BVHNode& n : b.nodes) {
+        n.a.x -= pad, n.a.y += pad, n.a.z -= pad, n.a.w += pad;
+        n.b.x -= pad, n.b.y += pad, n.b.z -= pad, n.b.w += pad;
+        n.c.x -= pad, n.c.y += pad, n.c.z -= pad, n.c.w += pad;
+    }
+    return b;
+}
+}  // namespace
+
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
                    const std::vector<std::array<vec3, 3>>* triangles) {
-    if (opt.spatial_splits) return sbvh::build(boxes, opt, triangles);
+    if (opt.spatial_splits) return padded(sbvh::build(boxes, opt, triangles), boxes, opt);
     return build_bvh(boxes, opt);
 }
 
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
-    if (opt.spatial_splits) return sbvh::build(boxes, opt, nullptr);
+    if (opt.spatial_splits) return padded(sbvh::build(boxes, opt, nullptr), boxes, opt);
+    return padded(build_exact(boxes, opt), boxes, opt);
+}
+
+BVHBuild build_exact(const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
     Ctx c{boxes, {}, opt, {}};
     uint32_t n = uint32_t(boxes.size());
     c.out.order.resize(n);

@@ -198,6 +198,8 @@ SceneData SceneBuilder::build() {
             tris[i] = p.type == ShapeType::Triangle ? std::array<vec3, 3>{p.a, p.a + p.b, p.a + p.c} : kNotATriangle();
         }
     }
+    // conservative boxes also for camera rays from outside the scene (BVHBuildOptions::pad_ulps)
+    bo.pad_magnitude = std::max({std::fabs(d.camera.pos.x), std::fabs(d.camera.pos.y), std::fabs(d.camera.pos.z)});
     BVHBuild bvh = build_bvh(boxes, bo, bo.spatial_splits ? &tris : nullptr);
     std::vector<std::array<vec3, 3>>().swap(tris);
     if (bvh.depth >= kBVHStackSize) throw std::runtime_error("BVH deeper than the traversal stack");
