@@ -498,9 +498,29 @@ std::array<vec3, 3> kNotATriangle() {
     return {vec3(nan), vec3(nan), vec3(nan)};
 }
 
-BVHBuild build_exact(const std::vector<AABB>& boxes, const BVHBuildOptions& opt);
-
 namespace {
+// The binned SAH object-split builder, exact boxes (build_bvh pads them).
+BVHBuild build_exact(const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
+    Ctx c{boxes, {}, opt, {}};
+    uint32_t n = uint32_t(boxes.size());
+    c.out.order.resize(n);
+    std::iota(c.out.order.begin(), c.out.order.end(), 0u);
+    c.cent.resize(n);
+    for (uint32_t i = 0; i < n; ++i) c.cent[i] = 0.5f * (boxes[i].lo + boxes[i].hi);
+    if (n == 0) return c.out;
+    c.out.nodes.push_back(BVHNode{});
+    if (n <= opt.max_leaf) {
+        // A root that is one leaf: both child slots name it (a second test of the same few primitives is harmless).
+        c.out.depth = 1;
+        AABB bx = bounds_of(c, 0, n);
+        set_child(c.out.nodes[0], 0, bx, 0, n);
+        set_child(c.out.nodes[0], 1, bx, 0, n);
+        return c.out;
+    }
+    build_node(c, 0, 0, n, 0);
+    return c.out;
+}
+
 // Widens every child box of the tree by opt.pad_ulps ulps of the scene's magnitude (BVHBuildOptions::pad_ulps).
 BVHBuild padded(BVHBuild b, const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
     if (opt.pad_ulps <= 0.0f || b.nodes.empty()) return b;
@@ -527,27 +547,6 @@ BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
     if (opt.spatial_splits) return padded(sbvh::build(boxes, opt, nullptr), boxes, opt);
     return padded(build_exact(boxes, opt), boxes, opt);
-}
-
-BVHBuild build_exact(const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
-    Ctx c{boxes, {}, opt, {}};
-    uint32_t n = uint32_t(boxes.size());
-    c.out.order.resize(n);
-    std::iota(c.out.order.begin(), c.out.order.end(), 0u);
-    c.cent.resize(n);
-    for (uint32_t i = 0; i < n; ++i) c.cent[i] = 0.5f * (boxes[i].lo + boxes[i].hi);
-    if (n == 0) return c.out;
-    c.out.nodes.push_back(BVHNode{});
-    if (n <= opt.max_leaf) {
-        // A root that is one leaf: both child slots name it (a second test of the same few primitives is harmless).
-        c.out.depth = 1;
-        AABB bx = bounds_of(c, 0, n);
-        set_child(c.out.nodes[0], 0, bx, 0, n);
-        set_child(c.out.nodes[0], 1, bx, 0, n);
-        return c.out;
-    }
-    build_node(c, 0, 0, n, 0);
-    return c.out;
 }
 
 }  // namespace wp

@@ -242,6 +242,22 @@ struct FrameStart {
     }
 };
 
+// The wavefront's tail (both schedules): the `live` paths of q.paths run to their ends by the drain kernel; its rays
+// (counted in d_rays, two zeroed-here words) and the drained paths go into the stats. Waits for the kernel.
+void drain_tail(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
+                const WavefrontQueues& q, uint32_t live, unsigned long long* d_rays, RenderStats& st) {
+    NvtxRange drain_range("drain");
+    WP_CUDA(cudaMemsetAsync(d_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
+    launch_drain(L, s, rp, film, q, live, d_rays);
+    unsigned long long h[2];
+    WP_CUDA(cudaMemcpyAsync(h, d_rays, sizeof(h), cudaMemcpyDeviceToHost, L.stream()));
+    WP_CUDA(cudaStreamSynchronize(L.stream()));
+    L.collect();
+    st.drained = live;
+    st.extension_rays += h[0];
+    st.shadow_rays += h[1];
+}
+
 uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                              DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
     unsigned long long* rays = A.alloc<unsigned long long>(2);
@@ -362,16 +378,8 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
     q.iter = nullptr;
     q.push = false;
     if (drain_now && live_last > 0) {  // the tail: the paths of the last iteration, each to its end
-        NvtxRange drain_range("drain");
-        WP_CUDA(cudaMemsetAsync(d_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
         q.paths = paths[cur];
-        launch_drain(L, s, rp, film, q, live_last, d_rays);
-        unsigned long long h[2];
-        WP_CUDA(cudaMemcpyAsync(h, d_rays, sizeof(h), cudaMemcpyDeviceToHost, L.stream()));
-        WP_CUDA(cudaStreamSynchronize(L.stream()));
-        st.drained = live_last;
-        st.extension_rays += h[0];
-        st.shadow_rays += h[1];
+        drain_tail(L, s, rp, film, q, live_last, d_rays, st);
         if (opt.progress) opt.progress(done, total);
     }
     L.collect();
@@ -446,16 +454,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
             IterationStat it;
             if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
             if (next >= total && live > 0 && live <= opt.drain_below) {  // the tail: each path to its end at once
-                NvtxRange drain_range("drain");
-                WP_CUDA(cudaMemsetAsync(d_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
-                launch_drain(L, s, rp, film, q, live, d_rays);
-                unsigned long long h[2];
-                WP_CUDA(cudaMemcpyAsync(h, d_rays, sizeof(h), cudaMemcpyDeviceToHost, L.stream()));
-                WP_CUDA(cudaStreamSynchronize(L.stream()));
-                L.collect();
-                st.drained = live;
-                st.extension_rays += h[0];
-                st.shadow_rays += h[1];
+                drain_tail(L, s, rp, film, q, live, d_rays, st);
                 live = 0;
                 if (opt.progress) opt.progress(next, total);
                 break;

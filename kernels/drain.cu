@@ -37,8 +37,6 @@ __global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmVie
         if (hist[b]) atomicAdd(b < kStatDepths ? &q.paths_at_depth[b] : &q.shadow_at_depth[b - kStatDepths], hist[b]);
 }
 
-unsigned resident_blocks(const void* fn);  // extend.cu
-
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
     static const unsigned resident2 = resident_blocks(reinterpret_cast<const void*>(drain<2>));

@@ -28,7 +28,7 @@ __global__ void WP_TRAVERSAL_BOUNDS extend_persistent(SceneView s, WavefrontQueu
             q.material_key[i] = kDeadKey;
             q.order_iota[i] = i;
         }
-    traverse_ww_persistent<false>(
+    traverse_ww_persistent(
         s, m, FetchCounters{q.counters + kFetch, q.counters + kFetchDone}, q.refill,
         [&](uint32_t i, Ray& r, float& tmin, float& tmax) {
             r = stage::extend_ray(q, i);
@@ -39,7 +39,6 @@ __global__ void WP_TRAVERSAL_BOUNDS extend_persistent(SceneView s, WavefrontQueu
 }
 #endif
 
-// Blocks of kStageBlock threads that fit on the whole GPU at once (the persistent kernels' grid).
 unsigned resident_blocks(const void* fn) {
     int sms = 0, dev = 0, per_sm = 0;
     WP_CUDA(cudaGetDevice(&dev));

@@ -28,6 +28,9 @@ constexpr unsigned kStageBlock = 128;
 #define WP_MEGAKERNEL_BOUNDS
 #endif
 inline unsigned blocks_for(uint64_t n, unsigned block = kStageBlock) { return unsigned((n + block - 1) / block); }
+// Blocks of kStageBlock threads of kernel fn that fit on the whole GPU at once: the persistent kernels' grid
+// (kernels/persistent.h). Defined in extend.cu.
+unsigned resident_blocks(const void* fn);
 
 // megakernel: whole paths of global samples [begin, end) (fewer than 2^32); adds (extension, shadow) ray counts to
 // rays[0..1]. counters: two zeroed words, the persistent threads' work counters (zero again after the launch).

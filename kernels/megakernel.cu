@@ -27,8 +27,6 @@ __global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, Fi
     persistent_block_done(c);
 }
 
-unsigned resident_blocks(const void* fn);  // extend.cu
-
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
     static const unsigned resident2 = resident_blocks(reinterpret_cast<const void*>(megakernel<2>));

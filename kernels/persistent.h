@@ -49,11 +49,11 @@ __device__ inline uint32_t warp_fetch(uint32_t* fetch, unsigned need, uint32_t n
     return i < n && i >= base ? i : n;
 }
 
-// The while-while traversal of traverse_ww (kernels/bvh.h) over items [0, n) of a queue, persistent: ray_of(i, r,
-// tmin, tmax) gives item i's ray, done(i, hit) takes its result. A warp refills when at least `refill` (1-32) of its
-// lanes are idle. kAnyHit: a lane stops at its first hit (and takes a new ray at the next refill). All 32 lanes of
-// every warp must call it (block size a multiple of 32).
-template <bool kAnyHit, class RayOf, class Done>
+// The while-while closest-hit traversal of traverse_ww (kernels/bvh.h) over items [0, n) of a queue, persistent:
+// ray_of(i, r, tmin, tmax) gives item i's ray, done(i, hit) takes its result. A warp refills when at least `refill`
+// (1-32) of its lanes are idle. All 32 lanes of every warp must call it (block size a multiple of 32). (Any-hit
+// rays made persistent were slower, with this traversal and with the single loop: profiling/LOG.md entries 26, 28.)
+template <class RayOf, class Done>
 __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const FetchCounters& c, uint32_t refill,
                                        RayOf&& ray_of, Done&& done) {
     refill = refill < 1u ? 1u : (refill > 32u ? 32u : refill);
@@ -86,10 +86,7 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
         if (__all_sync(kFullWarp, item == kInvalid)) break;  // only once the items are used up
         if (item == kInvalid) continue;
         // One round of traverse_ww's outer loop: nodes until every active lane holds a leaf, then the leaves.
-        if (ww_round<kAnyHit>(s, r, q, tmin, hit, stack, sp, node, leaf)) {  // any hit found: the ray is done
-            node = BVH2Ref{kBVH2Done, 0u};
-            leaf = BVH2Ref{0u, 0u};
-        }
+        ww_round<false>(s, r, q, tmin, hit, stack, sp, node, leaf);
         if (node.idx == kBVH2Done && leaf.count == 0) {
             done(item, hit);
             item = kInvalid;

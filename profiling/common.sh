@@ -10,3 +10,25 @@ mkdir -p "$O"
 # The mode lines and the ray-cast line of a `wavepath bench` report, each prefixed with its scene.
 show() { awk '/^scenes/{s=$1} /^  (wavefront|megakernel)  /{print s, $0} /ray cast only/{print s, $0}' "$1"; }
 archive_outputs() { trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/logs.tgz" -C "$O" .; fi' EXIT; }
+# The GPU tests into $O/gpu_tests.log, their summary printed.
+run_gpu_tests() {
+  echo "== GPU tests"
+  timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"
+  grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
+}
+# The benchmark set with the defaults, both modes (extra bench arguments, e.g. --repeat 5, appended) into
+# $O/bench.{txt,json,svg}; the mode lines and the kernel rows printed.
+run_bench_defaults() {
+  echo "== bench, defaults"
+  timeout 240 $B/wavepath bench --backend gpu "$@" --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
+  echo "rc=$?"; show "$O/bench.txt"
+  grep -E "^scenes|^    (generate|extend|shade|shadow|compact_select|compact|drain|megakernel) |per-kernel events" "$O/bench.txt"
+}
+# compute-sanitizer memcheck of a small render of scenes/SCENE.json in both modes (extra render arguments appended)
+# into $O/memcheck-SCENE.log; its error summary printed.
+memcheck_render() {
+  local sc=$1; shift
+  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/$sc.json --backend gpu \
+    --mode both --width 128 --height 96 "$@" -o /tmp/san.exr > "$O/memcheck-$sc.log" 2>&1
+  echo "memcheck $sc rc=$?"; grep -E "ERROR SUMMARY" "$O/memcheck-$sc.log"
+}

@@ -6,8 +6,7 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests"
-timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
+run_gpu_tests
 grep -E "push variant|megakernel .* ms, wavefront|Failure|largest|Which is" "$O/gpu_tests.log" | head -30
 for d in 65536 262144 1048576 2097152; do
   echo "== drain $d"

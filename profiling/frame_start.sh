@@ -6,11 +6,8 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests"
-timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
-echo "== bench, defaults"
-timeout 240 $B/wavepath bench --backend gpu --repeat 5 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
-echo "rc=$?"; show "$O/bench.txt"; grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) |per-kernel events" "$O/bench.txt"
+run_gpu_tests
+run_bench_defaults --repeat 5
 python3 -c "
 import json; d=json.load(open('$O/bench.json'))
 for s in d['scenes']:
@@ -20,8 +17,4 @@ echo "== bench, --select-compaction"
 timeout 200 $B/wavepath bench --backend gpu --repeat 5 --modes wavefront --select-compaction --no-raycast \
   --json "$O/bench-select.json" > "$O/bench-select.txt" 2>&1
 echo "rc=$?"; show "$O/bench-select.txt"
-for sc in rtiow dragon; do
-  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/$sc.json --backend gpu \
-    --mode both --width 128 --height 96 --spp 4 -o /tmp/san.exr > "$O/memcheck-$sc.log" 2>&1
-  echo "memcheck $sc rc=$?"; grep -E "ERROR SUMMARY" "$O/memcheck-$sc.log"
-done
+for sc in rtiow dragon; do memcheck_render $sc --spp 4; done

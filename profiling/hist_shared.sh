@@ -7,21 +7,14 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests"
-timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
+run_gpu_tests
 grep -E "push variant .* differ|Failure|Which is" "$O/gpu_tests.log" | head -20
-echo "== bench, defaults"
-timeout 240 $B/wavepath bench --backend gpu --repeat 3 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
-echo "rc=$?"; show "$O/bench.txt"; grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench.txt"
+run_bench_defaults --repeat 3
 echo "== bench, --no-queue-stats"
 timeout 200 $B/wavepath bench --backend gpu --repeat 3 --modes wavefront --no-queue-stats --no-raycast \
   --json "$O/bench-nostats.json" > "$O/bench-nostats.txt" 2>&1
 echo "rc=$?"; show "$O/bench-nostats.txt"; grep -E "^scenes|^    (shade|drain) " "$O/bench-nostats.txt"
-for sc in sponza cornell-box; do
-  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/$sc.json --backend gpu \
-    --mode both --width 128 --height 96 --spp 4 -o /tmp/san.exr > "$O/memcheck-$sc.log" 2>&1
-  echo "memcheck $sc rc=$?"; grep -E "ERROR SUMMARY" "$O/memcheck-$sc.log"
-done
+for sc in sponza cornell-box; do memcheck_render $sc --spp 4; done
 timeout 100 compute-sanitizer --tool racecheck --error-exitcode 3 $B/wavepath render scenes/cornell-box.json --backend gpu \
   --mode both --width 64 --height 64 --spp 4 -o /tmp/san.exr > "$O/racecheck.log" 2>&1
 echo "racecheck rc=$?"; grep -E "RACECHECK SUMMARY" "$O/racecheck.log"

@@ -9,11 +9,8 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests"
-timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
-echo "== bench, defaults"
-timeout 240 $B/wavepath bench --backend gpu --repeat 3 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
-echo "rc=$?"; show "$O/bench.txt"; grep -E "^scenes|^    (generate|extend|shade|shadow|compact_select|compact|drain|megakernel) " "$O/bench.txt"
+run_gpu_tests
+run_bench_defaults --repeat 3
 echo "== bench, one thread per ray (refill 0)"
 timeout 200 $B/wavepath bench --backend gpu --repeat 3 --modes wavefront --refill 0 --refill-shadow 0 \
   --json "$O/bench-refill0.json" > "$O/bench-refill0.txt" 2>&1
@@ -28,11 +25,7 @@ for r in 4 8 24 32; do
     --modes wavefront --refill $r --refill-shadow $r > "$O/bench-refill$r.txt" 2>&1
   echo "rc=$?"; show "$O/bench-refill$r.txt"; grep -E "^scenes|^    (extend|shadow) " "$O/bench-refill$r.txt"
 done
-for sc in sponza rtiow; do
-  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/$sc.json --backend gpu \
-    --mode both --width 128 --height 96 --spp 2 -o /tmp/san.exr > "$O/memcheck-$sc.log" 2>&1
-  echo "memcheck $sc rc=$?"; grep -E "ERROR SUMMARY" "$O/memcheck-$sc.log"
-done
+for sc in sponza rtiow; do memcheck_render $sc --spp 2; done
 timeout 100 compute-sanitizer --tool racecheck --error-exitcode 3 $B/wavepath render scenes/cornell-box.json --backend gpu \
   --mode both --width 64 --height 64 --spp 2 -o /tmp/san.exr > "$O/racecheck.log" 2>&1
 echo "racecheck rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$O/racecheck.log"

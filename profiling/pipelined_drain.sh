@@ -6,8 +6,7 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests"
-timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
+run_gpu_tests
 grep -E "pipelined with drain|Failure|Which is" "$O/gpu_tests.log" | head -20
 for v in sync pipelined; do
   flag=""; [ $v = pipelined ] && flag=--pipelined

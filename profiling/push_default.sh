@@ -9,11 +9,8 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests"
-timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
-echo "== bench, defaults"
-timeout 240 $B/wavepath bench --backend gpu --repeat 3 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
-echo "rc=$?"; show "$O/bench.txt"; grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench.txt"
+run_gpu_tests
+run_bench_defaults --repeat 3
 echo "== bench, --select-compaction"
 timeout 200 $B/wavepath bench --backend gpu --repeat 3 --modes wavefront --select-compaction --no-raycast \
   --json "$O/bench-select.json" > "$O/bench-select.txt" 2>&1
@@ -24,11 +21,7 @@ for r in 8 16 32; do
     --backend gpu --repeat 3 --modes wavefront --no-raycast --refill-shadow $r > "$O/bench-rs$r.txt" 2>&1
   echo "rc=$?"; show "$O/bench-rs$r.txt"; grep -E "^scenes|^    shadow " "$O/bench-rs$r.txt"
 done
-for sc in sponza rtiow; do
-  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/$sc.json --backend gpu \
-    --mode both --width 128 --height 96 --spp 2 --refill-shadow 16 -o /tmp/san.exr > "$O/memcheck-$sc.log" 2>&1
-  echo "memcheck $sc rc=$?"; grep -E "ERROR SUMMARY" "$O/memcheck-$sc.log"
-done
+for sc in sponza rtiow; do memcheck_render $sc --spp 2 --refill-shadow 16; done
 for tool in racecheck synccheck initcheck; do
   timeout 120 compute-sanitizer --tool $tool --error-exitcode 3 $B/wavepath render scenes/cornell-box.json --backend gpu \
     --mode both --width 64 --height 64 --spp 2 --refill-shadow 16 -o /tmp/san.exr > "$O/$tool.log" 2>&1

@@ -8,11 +8,8 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests"
-timeout 240 $B/wp_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "rc=$?"; grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests.log" | head
-echo "== bench, defaults"
-timeout 240 $B/wavepath bench --backend gpu --repeat 5 --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
-echo "rc=$?"; show "$O/bench.txt"; grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) |per-kernel events" "$O/bench.txt"
+run_gpu_tests
+run_bench_defaults --repeat 5
 echo "== bench, shade __launch_bounds__(128, 8)"
 timeout 200 $B/lb/wavepath bench --backend gpu --repeat 5 --modes wavefront --no-raycast \
   --resources $B/lb/kernel_resources.txt > "$O/bench-shade-lb.txt" 2>&1

@@ -64,6 +64,14 @@ size_t channels_off_by_more_than_rounding(const Image& x, const Image& y) {
         off += std::fabs(x.rgb[k] - y.rgb[k]) > 1e-4 * std::fabs(x.rgb[k]) + 1e-6;
     return off;
 }
+// A scene of scenes/ at 128x128 (square camera), 16 spp: the size of the schedule-comparison tests.
+LoadedScene small_gpu_scene(const std::string& name) {
+    LoadedScene ls = load_scene_json(source_dir() + "/scenes/" + name);
+    ls.params.width = ls.params.height = 128;
+    ls.params.spp = 16;
+    ls.data.camera.aspect = 1.0f;
+    return ls;
+}
 void print_stats(const char* what, const RenderStats& st) {
     std::printf("%s on %s: %.1f ms, %.1f Msamples/s, %.1f Mrays/s\n", what, st.device.c_str(), st.render_ms,
                 st.msamples_per_s(), st.mrays_per_s());
@@ -490,11 +498,8 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
 TEST(Gpu, DrainMatchesIterationsBitForBit) {
     REQUIRE_GPU();
     for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
-        LoadedScene ls = load_scene_json(source_dir() + "/scenes/" + name);
+        LoadedScene ls = small_gpu_scene(name);
         RenderParams rp = ls.params;
-        rp.width = rp.height = 128;
-        ls.data.camera.aspect = 1.0f;
-        rp.spp = 16;
         for (uint32_t cap : {20000u, 200000u}) {
             RenderOptions a, b;
             a.capacity = b.capacity = cap;
@@ -541,11 +546,8 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
 TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
     REQUIRE_GPU();
     for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
-        LoadedScene ls = load_scene_json(source_dir() + "/scenes/" + name);
+        LoadedScene ls = small_gpu_scene(name);
         RenderParams rp = ls.params;
-        rp.width = rp.height = 128;
-        ls.data.camera.aspect = 1.0f;
-        rp.spp = 16;
         RenderOptions base;
         base.refill = 0;
         base.capacity = 50000;
