@@ -325,7 +325,8 @@ Image film_to_image(const std::vector<unsigned long long>& sum, const RenderPara
     uint64_t np = rp.num_pixels();
     img.rgb.resize(sum.size());
     for (uint64_t p = 0; p < np; ++p) {
-        uint64_t n = done / np + (p < done % np ? 1 : 0);
+        // the first done % np pixels of the order get one sample more (RenderParams::pixel_of_rank)
+        uint64_t n = done / np + (rp.rank_of_pixel(uint32_t(p)) < done % np ? 1 : 0);
         for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
     }
     return img;

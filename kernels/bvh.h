@@ -26,24 +26,35 @@ WP_HD RayBoxPre ray_box_pre(const Ray& r) {
 constexpr float kCullSlack = 1.0f + 1.0f / 65536.0f;
 WP_HD float cull_t(float t) { return t * kCullSlack; }
 
-// Slab test of both children of a node; returns entry distances (kInf when missed).
+// Conservative slab test (Ize 2013, "Robust BVH ray traversal"; pbrt-v4's 1 + 2 gamma(3)): a box's exit distance is
+// widened by kSlabWiden before it is compared with the entry. The slab distances a * inv + (-o * inv) (one fma per
+// plane) carry two kinds of rounding error: relative ones, from the reciprocal (approximate under fast math) and
+// the fma's own rounding, which the widening covers (it is 16 times 2 gamma(3), for the approximate reciprocal); and
+// an absolute one, the rounding of -o * inv, at most half an ulp of the origin's coordinate in world space, which the
+// builder's padding of every box covers (BVHBuildOptions::pad_ulps). Together every computed slab interval holds
+// the exact one, so a ray meeting a primitive on its box's face (a seam between flat boxes) cannot slip through
+// (profiling/LOG.md entries 36, 37).
+constexpr float kSlabWiden = 1.0f + 1.0f / 1048576.0f;
+
+// Slab test of both children of a node: t0, t1 their entry distances, hit0, hit1 whether the ray enters them
+// within (tmin, tmax); d the children's references.
 WP_HD void node_children(const BVHNode* nodes, uint32_t idx, const RayBoxPre& q, float tmin, float tmax, float& t0,
-                         float& t1, U4& d) {
+                         float& t1, bool& hit0, bool& hit1, U4& d) {
     const BVHNode* n = nodes + idx;
     F4 a = load4(&n->a), b = load4(&n->b), c = load4(&n->c);
     d = load4(&n->d);
     float x0 = fmaf(a.x, q.inv.x, q.oinv.x), x1 = fmaf(a.y, q.inv.x, q.oinv.x);
     float y0 = fmaf(a.z, q.inv.y, q.oinv.y), y1 = fmaf(a.w, q.inv.y, q.oinv.y);
     float z0 = fmaf(c.x, q.inv.z, q.oinv.z), z1 = fmaf(c.y, q.inv.z, q.oinv.z);
-    float lo0 = fmaxf(fmaxf(fminf(x0, x1), fminf(y0, y1)), fmaxf(fminf(z0, z1), tmin));
-    float hi0 = fminf(fminf(fmaxf(x0, x1), fmaxf(y0, y1)), fminf(fmaxf(z0, z1), tmax));
+    t0 = fmaxf(fmaxf(fminf(x0, x1), fminf(y0, y1)), fmaxf(fminf(z0, z1), tmin));
+    const float hi0 = fminf(fminf(fminf(fmaxf(x0, x1), fmaxf(y0, y1)), fmaxf(z0, z1)) * kSlabWiden, tmax);
     x0 = fmaf(b.x, q.inv.x, q.oinv.x), x1 = fmaf(b.y, q.inv.x, q.oinv.x);
     y0 = fmaf(b.z, q.inv.y, q.oinv.y), y1 = fmaf(b.w, q.inv.y, q.oinv.y);
     z0 = fmaf(c.z, q.inv.z, q.oinv.z), z1 = fmaf(c.w, q.inv.z, q.oinv.z);
-    float lo1 = fmaxf(fmaxf(fminf(x0, x1), fminf(y0, y1)), fmaxf(fminf(z0, z1), tmin));
-    float hi1 = fminf(fminf(fmaxf(x0, x1), fmaxf(y0, y1)), fminf(fmaxf(z0, z1), tmax));
-    t0 = lo0 <= hi0 ? lo0 : kInf;
-    t1 = lo1 <= hi1 ? lo1 : kInf;
+    t1 = fmaxf(fmaxf(fminf(x0, x1), fminf(y0, y1)), fmaxf(fminf(z0, z1), tmin));
+    const float hi1 = fminf(fminf(fminf(fmaxf(x0, x1), fmaxf(y0, y1)), fmaxf(z0, z1)) * kSlabWiden, tmax);
+    hit0 = t0 <= hi0;
+    hit1 = t1 <= hi1;
 }
 
 // Closest hit in (tmin, tmax). any_hit: stop at the first hit (occlusion).
@@ -57,8 +68,13 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
     uint32_t node = 0;
     while (true) {
         float t0, t1;
+        bool h0, h1;
         U4 d;
-        node_children(s.nodes, node, q, tmin, cull_t(hit.t), t0, t1, d);
+        node_children(s.nodes, node, q, tmin, cull_t(hit.t), t0, t1, h0, h1, d);
+        // missed children as distance kInf: this loop's logic (with the flags instead, ptxas gives the shadow
+        // kernel 55 registers rather than 48)
+        if (!h0) t0 = kInf;
+        if (!h1) t1 = kInf;
         // Leaves are intersected at once; only inner children are descended.
         if (t0 < kInf && d.z > 0) {
             for (uint32_t i = d.x; i < d.x + d.z; ++i)
@@ -121,10 +137,10 @@ WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float 
     // Inner loop: while `node` is an inner node.
     while (node.count == 0 && node.idx != kBVH2Done) {
         float t0, t1;
+        bool hit0, hit1;
         U4 d;
         // Closest-hit culling: children entered beyond hit.t (with the slack) are missed.
-        node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, d);
-        const bool hit0 = t0 < kInf, hit1 = t1 < kInf;
+        node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, hit0, hit1, d);
         if (!hit0 && !hit1) {
             node = stack[sp--];
         } else {

@@ -72,7 +72,7 @@ WP_HD uint32_t bvh8_hit4(uint32_t meta4, uint32_t octinv4, uint32_t lox, uint32_
         float tz0 = fmaf(float((loz >> sh) & 0xffu), idir.z, orig.z);
         float tz1 = fmaf(float((hiz >> sh) & 0xffu), idir.z, orig.z);
         float lo = fmaxf(fmaxf(tx0, ty0), fmaxf(tz0, tmin));
-        float hi = fminf(fminf(tx1, ty1), fminf(tz1, tmax));
+        float hi = fminf(fminf(fminf(tx1, ty1), tz1) * kSlabWiden, tmax);  // conservative (kSlabWiden, bvh.h)
         if (lo <= hi) hitmask |= ((child_bits4 >> sh) & 0xffu) << ((bit_index4 >> sh) & 31u);
     }
     return hitmask;

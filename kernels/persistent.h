@@ -96,8 +96,8 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
 }
 
 // Whole paths, persistent, with path regeneration: items [0, n), each a path that start(i) returns (a camera path
-// for the megakernel, a queued one for the wavefront's drain), run segment by segment with finish_path's loop body
-// (extend_path, shade_path, shadow_trace). A lane whose path ends starts the next item at once; a warp takes 32
+// for the megakernel, a queued one for the wavefront's drain), run segment by segment (path_segment, the loop body
+// of finish_path in kernels/stages.h). A lane whose path ends starts the next item at once; a warp takes 32
 // consecutive items at a time. on_segment(depth, has_shadow) sees each segment; ext and shadow count the rays.
 // All 32 lanes of every warp must call it.
 template <int W, class Start, class OnSegment>
@@ -135,19 +135,7 @@ __device__ void run_paths_persistent(const SceneView& s, const RenderParams& rp,
             left -= take;
         }
         if (!__any_sync(kFullWarp, active)) break;
-        if (active) {  // one segment: the loop body of finish_path (kernels/stages.h)
-            const uint32_t depth = p.depth;
-            Hit h = extend_path<W>(s, p);
-            ShadowRay sh;
-            bool has_shadow;
-            active = shade_path(s, rp, film, p, h, sh, has_shadow);
-            ext++;
-            on_segment(depth, has_shadow);
-            if (has_shadow) {
-                shadow++;
-                shadow_trace<W, true>(s, film, sh);
-            }
-        }
+        if (active) active = path_segment<W, true>(s, rp, film, p, on_segment, ext, shadow);
     }
 }
 

@@ -136,6 +136,40 @@ struct RenderParams {
     uint32_t seed = 0;
     uint32_t light_sampling = 1;  // 0: BSDF sampling alone (Ray Tracing in One Weekend estimator)
     WP_HD uint32_t num_pixels() const { return width * height; }
+
+    // The order in which a sample pass visits the pixels: path index i is sample i / num_pixels() of pixel
+    // pixel_of_rank(i % num_pixels()). Tiles of 8x4 pixels, one warp's worth, in row-major order of tiles, each tile
+    // row-major inside; the pixels the whole tiles leave over (a right strip narrower than 8, a bottom strip lower
+    // than 4) follow row by row. A warp's 32 camera rays then cover an 8x4 block instead of a 32x1 strip, so they
+    // visit fewer distinct BVH nodes, and so do their first bounces. The random numbers are keyed by pixel and
+    // sample (kernels/rng.h), so the order changes which thread computes a sample, never its value.
+    static constexpr uint32_t kTileW = 8, kTileH = 4;
+    WP_HD uint32_t pixel_of_rank(uint32_t k) const {
+        const uint32_t tx = width / kTileW, ty = height / kTileH;
+        const uint32_t full = tx * ty * kTileW * kTileH;
+        if (k < full) {
+            const uint32_t t = k / (kTileW * kTileH), j = k % (kTileW * kTileH);
+            const uint32_t x = (t % tx) * kTileW + j % kTileW, y = (t / tx) * kTileH + j / kTileW;
+            return y * width + x;
+        }
+        k -= full;
+        const uint32_t rw = width - tx * kTileW, right = ty * kTileH * rw;  // the right strip, rw wide
+        if (k < right) return (k / rw) * width + tx * kTileW + k % rw;
+        return ty * kTileH * width + (k - right);  // the bottom strip, full rows
+    }
+    // The inverse of pixel_of_rank.
+    WP_HD uint32_t rank_of_pixel(uint32_t p) const {
+        const uint32_t x = p % width, y = p / width;
+        const uint32_t tx = width / kTileW, ty = height / kTileH;
+        const uint32_t full = tx * ty * kTileW * kTileH;
+        const uint32_t rw = width - tx * kTileW, right = ty * kTileH * rw;
+        if (y < ty * kTileH) {
+            if (x < tx * kTileW)
+                return ((y / kTileH) * tx + x / kTileW) * (kTileW * kTileH) + (y % kTileH) * kTileW + x % kTileW;
+            return full + y * rw + (x - tx * kTileW);
+        }
+        return full + right + (p - ty * kTileH * width);
+    }
 };
 
 }  // namespace wp

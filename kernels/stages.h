@@ -109,7 +109,7 @@ WP_HD bool samples_lights(const SceneView& s, const RenderParams& rp) {
 WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64_t index) {
     PathState p;
     uint32_t np = rp.num_pixels();
-    p.pixel = uint32_t(index % np);
+    p.pixel = rp.pixel_of_rank(uint32_t(index % np));
     p.sample = uint32_t(index / np);
     uint32_t key = path_key(p.pixel, p.sample, rp.seed);
     float px = float(p.pixel % rp.width) + rand01(key, 0, kDimPixelX);
@@ -236,26 +236,34 @@ struct NoSegmentStats {
     WP_HD void operator()(uint32_t, bool) const {}
 };
 
-// A path from its current state to its end: extend, shade and the shadow ray in a loop. on_segment(depth,
-// has_shadow) sees each segment. Returns the rays it traced: extension rays in the low 32 bits, shadow rays in the
-// high 32 bits. The megakernel runs it from the camera (trace_path); the wavefront's drain from a queued path.
-// kAnyHitWW (default true): the loop's shadow rays use the while-while traversal of its extension rays, so one
-// traversal is inlined, not two (traverse2 in bvh8.h).
+// One segment of a path: extend, shade and the segment's shadow ray. on_segment(depth, has_shadow) sees it; ext and
+// shadow count the rays. Returns whether the path goes on. kAnyHitWW (default true): the shadow ray uses the
+// while-while traversal of the extension ray, so one traversal is inlined, not two (traverse2 in bvh8.h).
+template <int W = 0, bool kAnyHitWW = true, class OnSegment>
+WP_HD bool path_segment(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
+                        OnSegment&& on_segment, uint32_t& ext, uint32_t& shadow) {
+    const uint32_t depth = p.depth;
+    Hit h = extend_path<W>(s, p);
+    ShadowRay sh;
+    bool has_shadow;
+    const bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
+    ext++;
+    on_segment(depth, has_shadow);
+    if (has_shadow) {
+        shadow++;
+        shadow_trace<W, kAnyHitWW>(s, film, sh);
+    }
+    return alive;
+}
+
+// A path from its current state to its end, segment by segment. Returns the rays it traced: extension rays in the
+// low 32 bits, shadow rays in the high 32 bits. The megakernel runs it from the camera (trace_path) on the CPU; the
+// GPU's megakernel and drain run path_segment in the persistent loop of kernels/persistent.h.
 template <int W = 0, bool kAnyHitWW = true, class OnSegment = NoSegmentStats>
 WP_HD uint64_t finish_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                            OnSegment&& on_segment = {}) {
     uint32_t ext = 0, shadow = 0;
-    while (true) {
-        const uint32_t depth = p.depth;
-        Hit h = extend_path<W>(s, p);
-        ShadowRay sh;
-        bool has_shadow;
-        bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
-        ext++;
-        shadow += has_shadow ? 1u : 0u;
-        on_segment(depth, has_shadow);
-        if (has_shadow) shadow_trace<W, kAnyHitWW>(s, film, sh);
-        if (!alive) break;
+    while (path_segment<W, kAnyHitWW>(s, rp, film, p, on_segment, ext, shadow)) {
     }
     return uint64_t(ext) | (uint64_t(shadow) << 32);
 }

@@ -322,10 +322,12 @@ TEST(BVH, TiesGoToTheLowerPrimitiveInEveryOrder) {
 }
 
 // A floor of axis-aligned unit squares, two triangles each, and rays aimed exactly at its edges, diagonals and
-// vertices. Its leaf boxes are flat and meet at the seams, where the slab test's rounding (the fma form
-// a * inv + (-o * inv) errs by a few ulps of |o| in world space) can make a ray miss both neighbours and slip
-// through: with exact boxes (pad_ulps = 0) many do, which is what this test must be able to see; with the default
-// padding (16 ulps of the larger of the scene's and the origins' magnitude) none may. The three host traversals
+// vertices, half of them from origins 100 times farther. Its leaf boxes are flat and meet at the seams, where the
+// slab test's rounding can make a ray miss both neighbours and slip through. The exit distances' widening
+// (kSlabWiden) covers the relative errors; the absolute one, the rounding of -o * inv (up to half an ulp of |o| in
+// world space), needs the builder's padding: with exact boxes (pad_ulps = 0) rays slip through, which is what this
+// test must be able to see (with neither the widening nor the padding, 2,043 of 20,000 near rays did: LOG entry
+// 36); with the default padding (2 ulps of the larger of the scene's and the origins' magnitude) none may. The three host traversals
 // also return the same primitive at the same t, whose box-culling (kCullSlack) and tie-breaking (lower index)
 // make the hit independent of the order leaves are visited in (the GPU's warp-dependent orders showed the need:
 // LOG entry 29; the host's orders differ too little to, so this part passes with kCullSlack = 1 too).
@@ -345,8 +347,12 @@ TEST(BVH, CoplanarSeamsLetNoRayThrough) {
         float gx = float(int(U(rng) * n)), gy = float(int(U(rng) * n)), f = U(rng);
         vec3 target = r % 3 == 0 ? vec3(gx + f, gy, 0) : r % 3 == 1 ? vec3(gx + f, gy + f, 0) : vec3(gx, gy, 0);
         vec3 o(U(rng) * n, U(rng) * n, 0.5f + 40.0f * U(rng));
+        if (r % 2) o = target + 100.0f * (o - target);  // half from far away: the slab test's absolute error grows with |o|
         rays.push_back(Ray{o, glm::normalize(target - o)});
     }
+    float origin_magnitude = 0.0f;
+    for (const Ray& ray : rays)
+        for (int k = 0; k < 3; ++k) origin_magnitude = std::max(origin_magnitude, std::fabs(ray.o[k]));
     for (float pad_ulps : {0.0f, BVHBuildOptions{}.pad_ulps})
         for (uint32_t max_leaf : {1u, 2u, 4u}) {
             SCOPED_TRACE(testing::Message() << "pad_ulps " << pad_ulps << " max_leaf " << max_leaf);
@@ -354,7 +360,7 @@ TEST(BVH, CoplanarSeamsLetNoRayThrough) {
             BVHBuildOptions opt;
             opt.max_leaf = max_leaf;
             opt.pad_ulps = pad_ulps;
-            opt.pad_magnitude = 41.0f;  // the origins' largest coordinate
+            opt.pad_magnitude = origin_magnitude;
             t.build(opt);
             SceneView s = t.view();
             int hits = 0, slipped = 0;
@@ -378,7 +384,7 @@ TEST(BVH, CoplanarSeamsLetNoRayThrough) {
             std::printf("pad %.0f ulps, leaves of %u: %d of %zu rays hit, %d slipped through a seam\n", pad_ulps,
                         max_leaf, hits, rays.size(), slipped);
             if (pad_ulps > 0.0f) EXPECT_EQ(slipped, 0);
-            else EXPECT_GT(slipped, 100);  // the test sees the problem the padding removes
+            else EXPECT_GT(slipped, 20);  // the test sees the problem the padding removes
             EXPECT_GT(hits, 17000);
         }
 }

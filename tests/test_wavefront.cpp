@@ -303,7 +303,8 @@ TEST(Wavefront, CancelKeepsTheSamplesSoFar) {
     b.set_camera(make_camera(vec3(0), vec3(0, 0, -1), vec3(0, 1, 0), 60.0f, 1.0f));
     SceneData sd = b.build();
     RenderParams rp;
-    rp.width = rp.height = 40;  // 1600 pixels
+    rp.width = 42;  // 1554 pixels: tiles of 8x4, a right strip 2 wide and a bottom row (RenderParams::pixel_of_rank)
+    rp.height = 37;
     rp.spp = 50;
     rp.max_depth = 4;
     for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
@@ -317,21 +318,45 @@ TEST(Wavefront, CancelKeepsTheSamplesSoFar) {
         };
         Image img = render_cpu(sd, rp, m, o);
         EXPECT_TRUE(img.interrupted) << mode_name(m);
-        uint64_t expect = m == Mode::Megakernel ? 3 * 1600 : 3000;  // three batches / three queue fills
+        uint64_t expect = m == Mode::Megakernel ? 3 * 1554 : 3000;  // three batches / three queue fills
         EXPECT_EQ(img.samples, expect) << mode_name(m);
         size_t lit = 0;
-        for (uint32_t p = 0; p < 1600; ++p) {
+        for (uint32_t p = 0; p < 1554; ++p) {
             float v = img.rgb[3 * p];
             if (v != 0.0f) {
                 EXPECT_EQ(v, 1.0f) << p;
                 ++lit;
             }
         }
-        EXPECT_EQ(lit, std::min<uint64_t>(expect, 1600));
+        EXPECT_EQ(lit, std::min<uint64_t>(expect, 1554));
     }
     Image full = render_cpu(sd, rp, Mode::Wavefront);
     EXPECT_FALSE(full.interrupted);
-    EXPECT_EQ(full.samples, 1600u * 50u);
+    EXPECT_EQ(full.samples, 1554u * 50u);
+}
+
+// The order a sample pass visits the pixels in: every pixel once (a bijection with its inverse), the first 32
+// ranks one 8x4 block, and the pixels outside whole tiles (right and bottom strips) in row order after them.
+TEST(Wavefront, PixelOrderVisitsEveryPixelOnceInTiles) {
+    const uint32_t sizes[][2] = {{1, 1}, {7, 3}, {8, 4}, {13, 9}, {33, 5}, {42, 37}, {768, 575}, {1280, 720}};
+    for (const auto& wh : sizes) {
+        RenderParams rp;
+        rp.width = wh[0];
+        rp.height = wh[1];
+        const uint32_t np = rp.num_pixels();
+        std::vector<int> seen(np, 0);
+        for (uint32_t k = 0; k < np; ++k) {
+            const uint32_t p = rp.pixel_of_rank(k);
+            ASSERT_LT(p, np) << wh[0] << "x" << wh[1] << " rank " << k;
+            ++seen[p];
+            ASSERT_EQ(rp.rank_of_pixel(p), k) << wh[0] << "x" << wh[1] << " pixel " << p;
+        }
+        for (uint32_t p = 0; p < np; ++p) ASSERT_EQ(seen[p], 1) << wh[0] << "x" << wh[1] << " pixel " << p;
+        if (rp.width >= 8 && rp.height >= 4)
+            for (uint32_t k = 0; k < 32; ++k) EXPECT_EQ(rp.pixel_of_rank(k), (k / 8) * rp.width + k % 8) << k;
+        // the last pixel of the order is the last pixel of the image whenever a strip is left over
+        if (rp.width % 8 != 0 || rp.height % 4 != 0) EXPECT_EQ(rp.pixel_of_rank(np - 1), np - 1);
+    }
 }
 
 // Compaction by push (shade appends survivors to the next queue, in a nondeterministic order across threads)
