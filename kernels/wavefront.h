@@ -15,20 +15,20 @@ namespace wp {
 WP_HD PathItem pack(const PathState& p) {
     PathItem it;
     it.o_pdf = F4{p.ray.o.x, p.ray.o.y, p.ray.o.z, p.pdf_prev};
-    it.dir = F4{p.ray.d.x, p.ray.d.y, p.ray.d.z, 0.0f};
-    it.beta = F4{p.beta.x, p.beta.y, p.beta.z, 0.0f};
-    it.ids = U4{p.pixel, p.sample, p.depth, p.flags};
+    it.dir_pixel = F4{p.ray.d.x, p.ray.d.y, p.ray.d.z, bits_float(p.pixel)};
+    it.beta_sample = F4{p.beta.x, p.beta.y, p.beta.z, bits_float(p.sample)};
+    it.depth_flags = (p.depth & 0xffffu) | (p.flags << 16);  // depth <= 1024 (render_limits_problem)
     return it;
 }
 WP_HD PathState unpack(const PathItem& it) {
     PathState p;
-    p.ray = Ray{xyz(it.o_pdf), xyz(it.dir)};
+    p.ray = Ray{xyz(it.o_pdf), xyz(it.dir_pixel)};
     p.pdf_prev = it.o_pdf.w;
-    p.beta = xyz(it.beta);
-    p.pixel = it.ids.x;
-    p.sample = it.ids.y;
-    p.depth = it.ids.z;
-    p.flags = it.ids.w;
+    p.beta = xyz(it.beta_sample);
+    p.pixel = float_bits(it.dir_pixel.w);
+    p.sample = float_bits(it.beta_sample.w);
+    p.depth = it.depth_flags & 0xffffu;
+    p.flags = it.depth_flags >> 16;
     return p;
 }
 WP_HD HitItem pack(const Hit& h) { return HitItem{F4{h.t, bits_float(h.prim), h.u, h.v}}; }
@@ -136,7 +136,7 @@ WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQ
 // halves, for the persistent GPU kernel that runs the traversal between them (kernels/persistent.h).
 WP_HD Ray extend_ray(const WavefrontQueues& q, uint32_t i) {
     const uint32_t slot = q.slot(i);
-    F4 o = load4(q.paths.o_pdf + slot), d = load4(q.paths.dir + slot);
+    F4 o = load4(q.paths.o_pdf + slot), d = load4(q.paths.dir_pixel + slot);
     return Ray{xyz(o), xyz(d)};
 }
 WP_HD void extend_done(const SceneView& s, const WavefrontQueues& q, uint32_t i, const Hit& h) {

@@ -5,13 +5,14 @@
 
 namespace wp {
 
-// Paths in flight: ray origin + solid-angle pdf of the sample that made it, direction, throughput, and
-// (pixel, sample, depth, flags).
-#define WP_PATH_FIELDS(X) \
-    X(F4, o_pdf)          \
-    X(F4, dir)            \
-    X(F4, beta)           \
-    X(U4, ids)
+// Paths in flight, 52 bytes each: ray origin + solid-angle pdf of the sample that made it, direction + pixel,
+// throughput + sample, depth (low 16 bits) + flags (high 16 bits). (64 bytes, with (pixel, sample, depth, flags) a
+// record of its own, until profiling/LOG.md entry 38: generate and shade move every byte of it.)
+#define WP_PATH_FIELDS(X)   \
+    X(F4, o_pdf)            \
+    X(F4, dir_pixel)        \
+    X(F4, beta_sample)      \
+    X(U1, depth_flags)
 WP_SOA(Path, WP_PATH_FIELDS)
 
 // Closest hit of each path's ray: (t, primitive bits, u, v).

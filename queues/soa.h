@@ -1,12 +1,12 @@
 // Structure-of-arrays queues from one field list.
 //
-// A queue is declared once by an X-macro that lists its fields, each a 16-byte F4 or U4 record:
+// A queue is declared once by an X-macro that lists its fields, each a 16-byte F4 or U4 record or a 4-byte U1:
 //     #define WP_FOO_FIELDS(X) X(F4, a) X(U4, b)
 //     WP_SOA(Foo, WP_FOO_FIELDS)
 // which expands into
 //   FooItem  - one item, a member per field (what the stage functions read and write);
 //   FooSoA   - a pointer per field (device arrays on the GPU, host arrays on the CPU) with load/store/copy of
-//              item i (one 128-bit load or store per field), visit() over the arrays for allocation, and
+//              item i (one 128- or 32-bit load or store per field), visit() over the arrays for allocation, and
 //              kBytesPerItem.
 // Adding a field to the list adds it everywhere: allocation, load, store and compaction's gather.
 #pragma once
@@ -16,6 +16,17 @@ namespace wp {
 
 WP_HD void store4(F4* p, const F4& v) { *p = v; }
 WP_HD void store4(U4* p, const U4& v) { *p = v; }
+
+// A 4-byte field (loaded and stored as one 32-bit word; load4/store4 name the field access, not its width).
+using U1 = uint32_t;
+WP_HD U1 load4(const U1* p) {
+#if defined(__CUDA_ARCH__)
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
+WP_HD void store4(U1* p, const U1& v) { *p = v; }
 
 #define WP_SOA_MEMBER_(T, name) T name;
 #define WP_SOA_POINTER_(T, name) T* name = nullptr;

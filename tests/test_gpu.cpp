@@ -191,14 +191,14 @@ TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
     PathSoA in, out;
     in.visit([&](void** p, size_t b, const char*) { *p = dev.alloc(b * n); });
     out.visit([&](void** p, size_t b, const char*) { *p = dev.alloc(b * n); });
-    std::vector<U4> ids(n);
+    std::vector<U1> ids(n);
     std::vector<F4> beta(n);
     for (uint32_t i = 0; i < n; ++i) {
-        ids[i] = U4{i, 3 * i, 1, 0};
-        beta[i] = F4{float(i), 0, 0, 0};
+        ids[i] = i;
+        beta[i] = F4{float(i), 0, 0, bits_float(3 * i)};
     }
-    WP_CUDA(cudaMemcpy(in.ids, ids.data(), n * sizeof(U4), cudaMemcpyHostToDevice));
-    WP_CUDA(cudaMemcpy(in.beta, beta.data(), n * sizeof(F4), cudaMemcpyHostToDevice));
+    WP_CUDA(cudaMemcpy(in.depth_flags, ids.data(), n * sizeof(U1), cudaMemcpyHostToDevice));
+    WP_CUDA(cudaMemcpy(in.beta_sample, beta.data(), n * sizeof(F4), cudaMemcpyHostToDevice));
     WavefrontQueues q;
     q.paths = in;
     q.alive = dev.alloc<uint8_t>(n);
@@ -223,16 +223,17 @@ TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
         uint32_t live = 0;
         WP_CUDA(cudaMemcpy(&live, q.counters + kLiveCount, 4, cudaMemcpyDeviceToHost));
         ASSERT_EQ(live, expect) << density;
-        std::vector<U4> got(live);
+        std::vector<U1> got(live);
         std::vector<F4> gb(live);
         if (live) {
-            WP_CUDA(cudaMemcpy(got.data(), out.ids, live * sizeof(U4), cudaMemcpyDeviceToHost));
-            WP_CUDA(cudaMemcpy(gb.data(), out.beta, live * sizeof(F4), cudaMemcpyDeviceToHost));
+            WP_CUDA(cudaMemcpy(got.data(), out.depth_flags, live * sizeof(U1), cudaMemcpyDeviceToHost));
+            WP_CUDA(cudaMemcpy(gb.data(), out.beta_sample, live * sizeof(F4), cudaMemcpyDeviceToHost));
         }
         size_t bad = 0;
         for (uint32_t i = 0; i < live; ++i) {
-            uint32_t k = got[i].x;
-            bool ok = k < n && alive[k] && got[i].y == 3 * k && gb[i].x == float(k) && (i == 0 || k > got[i - 1].x);
+            uint32_t k = got[i];
+            bool ok = k < n && alive[k] && float_bits(gb[i].w) == 3 * k && gb[i].x == float(k) &&
+                      (i == 0 || k > got[i - 1]);
             bad += ok ? 0 : 1;
         }
         EXPECT_EQ(bad, 0u) << density;  // increasing indices: no duplicates; all live (count matches): none lost

@@ -40,12 +40,12 @@ struct SoAHost {  // host arrays for one PathSoA
 }  // namespace
 
 TEST(Wavefront, SoAFieldsListedOnce) {
-    EXPECT_EQ(PathSoA::kBytesPerItem, 4 * 16u);
+    EXPECT_EQ(PathSoA::kBytesPerItem, 3 * 16u + 4u);
     EXPECT_EQ(HitSoA::kBytesPerItem, 16u);
     EXPECT_EQ(ShadowSoA::kBytesPerItem, 3 * 16u);
     size_t fields = 0;
     PathSoA q;
-    q.visit([&](void**, size_t bytes, const char*) { fields += bytes == 16 ? 1 : 0; });
+    q.visit([&](void**, size_t bytes, const char*) { fields += bytes == 16 || bytes == 4 ? 1 : 0; });
     EXPECT_EQ(fields, 4u);
     // pack/unpack round trip
     PathState p;
@@ -65,6 +65,17 @@ TEST(Wavefront, SoAFieldsListedOnce) {
     EXPECT_EQ(r.depth, 3u);
     EXPECT_EQ(r.pdf_prev, 0.3f);
     EXPECT_EQ(r.flags, uint32_t(kPrevDelta));
+    // the largest pixel, sample and depth the render limits allow (2^28 pixels, 2^24 spp, depth 1024) keep their
+    // bits in the float lanes and the 16-bit depth field
+    p.pixel = (1u << 28) - 1;
+    p.sample = (1u << 24) - 1;
+    p.depth = 1024;
+    p.flags = 0;
+    r = unpack(pack(p));
+    EXPECT_EQ(r.pixel, p.pixel);
+    EXPECT_EQ(r.sample, p.sample);
+    EXPECT_EQ(r.depth, 1024u);
+    EXPECT_EQ(r.flags, 0u);
     Hit miss{kInf, kInvalid, 0, 0};
     EXPECT_EQ(unpack(pack(miss)).prim, kInvalid);
 }
