@@ -144,18 +144,32 @@ struct RenderParams {
     // visit fewer distinct BVH nodes, and so do their first bounces. The random numbers are keyed by pixel and
     // sample (kernels/rng.h), so the order changes which thread computes a sample, never its value.
     static constexpr uint32_t kTileW = 8, kTileH = 4;
-    WP_HD uint32_t pixel_of_rank(uint32_t k) const {
+    // The pixel's column x and row y (one division by a run-time value on the tiles' path, as generate needs them).
+    WP_HD void pixel_xy_of_rank(uint32_t k, uint32_t& x, uint32_t& y) const {
         const uint32_t tx = width / kTileW, ty = height / kTileH;
         const uint32_t full = tx * ty * kTileW * kTileH;
         if (k < full) {
             const uint32_t t = k / (kTileW * kTileH), j = k % (kTileW * kTileH);
-            const uint32_t x = (t % tx) * kTileW + j % kTileW, y = (t / tx) * kTileH + j / kTileW;
-            return y * width + x;
+            const uint32_t trow = t / tx;
+            x = (t - trow * tx) * kTileW + j % kTileW;
+            y = trow * kTileH + j / kTileW;
+            return;
         }
         k -= full;
         const uint32_t rw = width - tx * kTileW, right = ty * kTileH * rw;  // the right strip, rw wide
-        if (k < right) return (k / rw) * width + tx * kTileW + k % rw;
-        return ty * kTileH * width + (k - right);  // the bottom strip, full rows
+        if (k < right) {
+            y = k / rw;
+            x = tx * kTileW + (k - y * rw);
+            return;
+        }
+        k -= right;  // the bottom strip, full rows
+        y = ty * kTileH + k / width;
+        x = k % width;
+    }
+    WP_HD uint32_t pixel_of_rank(uint32_t k) const {
+        uint32_t x, y;
+        pixel_xy_of_rank(k, x, y);
+        return y * width + x;
     }
     // The inverse of pixel_of_rank.
     WP_HD uint32_t rank_of_pixel(uint32_t p) const {

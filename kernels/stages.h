@@ -108,12 +108,21 @@ WP_HD bool samples_lights(const SceneView& s, const RenderParams& rp) {
 // generate: camera ray for global sample index (pixel-major within each sample pass).
 WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64_t index) {
     PathState p;
-    uint32_t np = rp.num_pixels();
-    p.pixel = rp.pixel_of_rank(uint32_t(index % np));
-    p.sample = uint32_t(index / np);
+    const uint32_t np = rp.num_pixels();
+    uint32_t rank;
+    if (index >> 32 == 0) {  // a 32-bit division (a 64-bit one is a long subroutine on the GPU)
+        p.sample = uint32_t(index) / np;
+        rank = uint32_t(index) - p.sample * np;
+    } else {
+        p.sample = uint32_t(index / np);
+        rank = uint32_t(index - uint64_t(p.sample) * np);
+    }
+    uint32_t ix, iy;
+    rp.pixel_xy_of_rank(rank, ix, iy);
+    p.pixel = iy * rp.width + ix;
     uint32_t key = path_key(p.pixel, p.sample, rp.seed);
-    float px = float(p.pixel % rp.width) + rand01(key, 0, kDimPixelX);
-    float py = float(p.pixel / rp.width) + rand01(key, 0, kDimPixelY);
+    float px = float(ix) + rand01(key, 0, kDimPixelX);
+    float py = float(iy) + rand01(key, 0, kDimPixelY);
     const CameraData& c = s.camera;
     float x = (2.0f * px / float(rp.width) - 1.0f) * c.aspect * c.tan_half_fov_y;
     float y = (1.0f - 2.0f * py / float(rp.height)) * c.tan_half_fov_y;

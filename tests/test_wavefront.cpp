@@ -367,6 +367,15 @@ TEST(Wavefront, PixelOrderVisitsEveryPixelOnceInTiles) {
             for (uint32_t k = 0; k < 32; ++k) EXPECT_EQ(rp.pixel_of_rank(k), (k / 8) * rp.width + k % 8) << k;
         // the last pixel of the order is the last pixel of the image whenever a strip is left over
         if (rp.width % 8 != 0 || rp.height % 4 != 0) EXPECT_EQ(rp.pixel_of_rank(np - 1), np - 1);
+        // generate_path splits a path index into (sample, rank) with a 32-bit division below 2^32, a 64-bit one above
+        SceneView s{};
+        for (uint64_t index : std::initializer_list<uint64_t>{0, uint64_t(np) - 1, uint64_t(np), uint64_t(np) * 7 + 3,
+                                                              (1ull << 32) - 1, 1ull << 32, (1ull << 32) + 12345,
+                                                              (1ull << 40) - 1}) {
+            const PathState p = generate_path(s, rp, index);
+            EXPECT_EQ(p.sample, uint32_t(index / np)) << index;
+            EXPECT_EQ(p.pixel, rp.pixel_of_rank(uint32_t(index % np))) << index;
+        }
     }
 }
 
