@@ -277,7 +277,8 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
 
 }  // namespace
 
-RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt) {
+RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp_in, const RenderOptions& opt) {
+    const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
     unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
     return raycast_cpu_impl(scene.view(), rp, opt, threads);
 }
@@ -332,8 +333,9 @@ Image film_to_image(const std::vector<unsigned long long>& sum, const RenderPara
     return img;
 }
 
-Image render_cpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt,
+Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, const RenderOptions& opt,
                  RenderStats* stats) {
+    const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
     unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
     SceneView s = scene.view();
     RenderStats st;

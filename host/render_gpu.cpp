@@ -515,7 +515,8 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
 
 }  // namespace
 
-Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const RenderOptions& opt, RenderStats* stats) {
+Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, const RenderOptions& opt, RenderStats* stats) {
+    const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
     RenderStats st;
     st.backend = "gpu";
     if (!gpu_available(&st.device)) throw std::runtime_error("no CUDA GPU present");
@@ -566,7 +567,8 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp, Mode mode, const R
     return img;
 }
 
-RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp, const RenderOptions& opt) {
+RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const RenderOptions& opt) {
+    const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
     RaycastStats st;
     st.backend = "gpu";
     if (!gpu_available(&st.device)) throw std::runtime_error("no CUDA GPU present");

@@ -128,6 +128,29 @@ struct SceneView {
     CameraData camera;
 };
 
+// Division by a run-time constant d as a multiply-high, add and shift (Granlund and Montgomery 1994, Fig. 4.1:
+// m = floor(2^32 (2^l - d) / d) + 1 with l = ceil(log2 d); exact for every 32-bit n). A 32-bit integer division
+// compiles to ~20 instructions on the GPU; generate does two per camera path (profiling/LOG.md entry 39).
+struct FastDiv {
+    uint32_t d = 0, m = 0, l = 0;  // d == 0: not set up
+    WP_HD static FastDiv make(uint32_t d) {
+        FastDiv f;
+        if (d == 0) return f;
+        f.d = d;
+        while (f.l < 32 && (1ull << f.l) < d) ++f.l;
+        f.m = uint32_t(((1ull << 32) * ((1ull << f.l) - d)) / d + 1);
+        return f;
+    }
+    WP_HD uint32_t div(uint32_t n) const {
+#if defined(__CUDA_ARCH__)
+        const uint32_t t = __umulhi(n, m);
+#else
+        const uint32_t t = uint32_t((uint64_t(n) * m) >> 32);
+#endif
+        return uint32_t((uint64_t(t) + n) >> l);
+    }
+};
+
 struct RenderParams {
     uint32_t width = 0, height = 0;
     uint32_t spp = 1;
@@ -136,6 +159,16 @@ struct RenderParams {
     uint32_t seed = 0;
     uint32_t light_sampling = 1;  // 0: BSDF sampling alone (Ray Tracing in One Weekend estimator)
     WP_HD uint32_t num_pixels() const { return width * height; }
+
+    // Divisions generate does per camera path, set up once per render by prepared(); each is used only while its
+    // divisor matches the current size (a copy whose width or height changed divides the slow way).
+    FastDiv div_pixels, div_tiles_x;
+    RenderParams prepared() const {
+        RenderParams r = *this;
+        r.div_pixels = FastDiv::make(num_pixels());
+        r.div_tiles_x = FastDiv::make(width / kTileW);
+        return r;
+    }
 
     // The order in which a sample pass visits the pixels: path index i is sample i / num_pixels() of pixel
     // pixel_of_rank(i % num_pixels()). Tiles of 8x4 pixels, one warp's worth, in row-major order of tiles, each tile
@@ -150,7 +183,7 @@ struct RenderParams {
         const uint32_t full = tx * ty * kTileW * kTileH;
         if (k < full) {
             const uint32_t t = k / (kTileW * kTileH), j = k % (kTileW * kTileH);
-            const uint32_t trow = t / tx;
+            const uint32_t trow = div_tiles_x.d == tx ? div_tiles_x.div(t) : t / tx;
             x = (t - trow * tx) * kTileW + j % kTileW;
             y = trow * kTileH + j / kTileW;
             return;

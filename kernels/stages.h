@@ -111,7 +111,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     const uint32_t np = rp.num_pixels();
     uint32_t rank;
     if (index >> 32 == 0) {  // a 32-bit division (a 64-bit one is a long subroutine on the GPU)
-        p.sample = uint32_t(index) / np;
+        p.sample = rp.div_pixels.d == np ? rp.div_pixels.div(uint32_t(index)) : uint32_t(index) / np;
         rank = uint32_t(index) - p.sample * np;
     } else {
         p.sample = uint32_t(index / np);

@@ -368,15 +368,41 @@ TEST(Wavefront, PixelOrderVisitsEveryPixelOnceInTiles) {
         // the last pixel of the order is the last pixel of the image whenever a strip is left over
         if (rp.width % 8 != 0 || rp.height % 4 != 0) EXPECT_EQ(rp.pixel_of_rank(np - 1), np - 1);
         // generate_path splits a path index into (sample, rank) with a 32-bit division below 2^32, a 64-bit one above
+        // (divisions by multiply-high once prepared, plain ones before: both)
         SceneView s{};
+        const RenderParams fast = rp.prepared();
         for (uint64_t index : std::initializer_list<uint64_t>{0, uint64_t(np) - 1, uint64_t(np), uint64_t(np) * 7 + 3,
                                                               (1ull << 32) - 1, 1ull << 32, (1ull << 32) + 12345,
-                                                              (1ull << 40) - 1}) {
-            const PathState p = generate_path(s, rp, index);
-            EXPECT_EQ(p.sample, uint32_t(index / np)) << index;
-            EXPECT_EQ(p.pixel, rp.pixel_of_rank(uint32_t(index % np))) << index;
-        }
+                                                              (1ull << 40) - 1})
+            for (const RenderParams* r : std::initializer_list<const RenderParams*>{&rp, &fast}) {
+                const PathState p = generate_path(s, *r, index);
+                EXPECT_EQ(p.sample, uint32_t(index / np)) << index;
+                EXPECT_EQ(p.pixel, rp.pixel_of_rank(uint32_t(index % np))) << index;
+            }
+        for (uint32_t k = 0; k < np; ++k) ASSERT_EQ(fast.pixel_of_rank(k), rp.pixel_of_rank(k)) << k;
     }
+}
+
+// FastDiv (generate's divisions by the pixel count and the tiles per row) is exact for every 32-bit dividend:
+// divisors of every size, dividends at and around multiples of them and at the ends of the range.
+TEST(Wavefront, FastDivIsExact) {
+    std::mt19937 rng(11);
+    std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 8, 96, 160, 641, 1554, 921600, 6700417, (1u << 28) - 1, 1u << 31,
+                                      (1u << 31) + 1, 0xfffffffeu, 0xffffffffu};
+    for (int i = 0; i < 200; ++i) divisors.push_back(rng() >> (rng() % 32));
+    for (uint32_t d : divisors) {
+        if (d == 0) continue;
+        const FastDiv f = FastDiv::make(d);
+        std::vector<uint32_t> ns = {0, 1, d - 1, d, 0xffffffffu, 0xfffffffeu, 0x80000000u};
+        for (uint64_t q : std::initializer_list<uint64_t>{1, 2, 3, 0xffffffffull / d, 0xffffffffull / d - 1})
+            for (int64_t e : {-1, 0, 1}) {
+                const int64_t n = int64_t(q * d) + e;
+                if (n >= 0 && n <= 0xffffffffll) ns.push_back(uint32_t(n));
+            }
+        for (int i = 0; i < 300; ++i) ns.push_back(rng());
+        for (uint32_t n : ns) ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
+    }
+    EXPECT_EQ(FastDiv::make(0).d, 0u);  // not set up: generate divides the slow way
 }
 
 // Compaction by push (shade appends survivors to the next queue, in a nondeterministic order across threads)
