@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Device call for profiling/LOG.md entry 39: generate's divisions by multiply-high (FastDiv; .devcarry/) against the
+# 32-bit divisions of entry 38 (.devcarry/prev), and the traversal kernels at 40 registers
+# (-DWAVEPATH_TRAVERSAL_MIN_BLOCKS=12: 75% occupancy, ~30 B spills; .devcarry/lb12) against 48: GPU tests, the
+# benchmark set (median of 5) for all three, Nsight Compute on RTIOW's first generate launch for the first two.
+# Everything under $OUT/logs.tgz.
+#   bash profiling/generate_lb.sh
+set -u
+source "$(dirname "$0")/common.sh"
+archive_outputs
+run_gpu_tests
+run_bench_defaults --repeat 5
+for v in prev lb12; do
+  echo "== bench, $v"
+  timeout 200 $B/$v/wavepath bench --backend gpu --repeat 5 --resources $B/$v/kernel_resources.txt \
+    --json "$O/bench-$v.json" > "$O/bench-$v.txt" 2>&1
+  echo "rc=$?"; show "$O/bench-$v.txt"
+  grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-$v.txt"
+done
+for v in new prev; do
+  bin=$B/wavepath; [ $v = prev ] && bin=$B/prev/wavepath
+  timeout 100 ncu --kernel-name "regex:^generate" --launch-skip 0 --launch-count 1 \
+    --metrics smsp__thread_inst_executed.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+    --csv --page details $bin render scenes/rtiow.json --backend gpu --mode wavefront --spp 4 \
+    -o /tmp/ncu.exr > "$O/ncu-generate-$v.csv" 2> "$O/ncu-generate-$v.err"
+  echo "ncu generate $v rc=$?"; grep -E "thread_inst|duration|dram" "$O/ncu-generate-$v.csv" | cut -c1-400 | awk -F'","' '{print $(NF-2), $NF}'
+done
