@@ -3,6 +3,9 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <queue>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace wp {
@@ -521,6 +524,228 @@ BVHBuild build_exact(const std::vector<AABB>& boxes, const BVHBuildOptions& opt)
     return c.out;
 }
 
+// ---- Optimisation by reinsertion (Bittner, Hapala, Havran 2013) ----
+namespace opt2 {
+
+struct TNode {
+    AABB box;
+    int parent = -1;
+    int child[2] = {-1, -1};
+    uint32_t idx = 0, count = 0;  // count > 0: a leaf, primitives [idx, idx + count) of the build's order
+    int height = 0;               // 0 for a leaf
+    bool leaf() const { return count > 0; }
+};
+
+struct Tree {
+    std::vector<TNode> n;
+    int root = 0;
+    int inner = 0;
+
+    AABB child_box(const BVHNode& b, int k) const {
+        AABB x;
+        if (k == 0) {
+            x.lo = vec3(b.a.x, b.a.z, b.c.x);
+            x.hi = vec3(b.a.y, b.a.w, b.c.y);
+        } else {
+            x.lo = vec3(b.b.x, b.b.z, b.c.z);
+            x.hi = vec3(b.b.y, b.b.w, b.c.w);
+        }
+        return x;
+    }
+    explicit Tree(const BVHBuild& b) {
+        n.resize(b.nodes.size());
+        inner = int(b.nodes.size());
+        for (size_t i = 0; i < b.nodes.size(); ++i) {
+            const BVHNode& bn = b.nodes[i];
+            const uint32_t ref[2] = {bn.d.x, bn.d.y}, cnt[2] = {bn.d.z, bn.d.w};
+            for (int k = 0; k < 2; ++k) {
+                int c;
+                if (cnt[k] > 0) {
+                    c = int(n.size());
+                    n.emplace_back();
+                    n[c].idx = ref[k];
+                    n[c].count = cnt[k];
+                    n[c].box = child_box(bn, k);
+                } else {
+                    c = int(ref[k]);
+                }
+                n[i].child[k] = c;
+                n[c].parent = int(i);
+            }
+        }
+        // boxes and heights of the inner nodes, children before parents (children have larger indices in the
+        // builders' depth-first order; refit the whole tree bottom-up by a post-order walk to be safe)
+        std::vector<int> order;
+        std::vector<int> st{root};
+        while (!st.empty()) {
+            int t = st.back();
+            st.pop_back();
+            order.push_back(t);
+            if (!n[t].leaf()) st.insert(st.end(), {n[t].child[0], n[t].child[1]});
+        }
+        for (auto it = order.rbegin(); it != order.rend(); ++it) refit_one(*it);
+    }
+    void refit_one(int t) {
+        if (n[t].leaf()) return;
+        const TNode &a = n[n[t].child[0]], &b = n[n[t].child[1]];
+        n[t].box = a.box;
+        n[t].box.grow(b.box);
+        n[t].height = 1 + std::max(a.height, b.height);
+    }
+    void refit_up(int t) {
+        for (; t != -1; t = n[t].parent) refit_one(t);
+    }
+    int depth(int t) const {
+        int d = 0;
+        for (; n[t].parent != -1; t = n[t].parent) ++d;
+        return d;
+    }
+    void replace_child(int parent, int old_c, int new_c) {
+        if (parent == -1) {
+            root = new_c;
+        } else {
+            TNode& p = n[parent];
+            p.child[p.child[0] == old_c ? 0 : 1] = new_c;
+        }
+        n[new_c].parent = parent;
+    }
+    // SAH cost relative to the root's area: inner nodes cost their area, leaves their area times their primitives.
+    double cost() const {
+        double c = 0;
+        for (const TNode& t : n)
+            if (t.parent != -1 || &t == &n[root]) c += double(t.box.area()) * (t.leaf() ? double(t.count) : 1.0);
+        return c / std::max(1e-30, double(n[root].box.area()));
+    }
+
+    // Where subtree l adds the least area: branch and bound over the tree, the induced cost of a node being the
+    // area its ancestors grow by (Bittner et al. 2013, section 4.2). The new inner node may not push any leaf below
+    // max_depth.
+    int best_sibling(int l, int max_depth) const {
+        const AABB& lb = n[l].box;
+        const float al = lb.area();
+        using Item = std::pair<float, int>;
+        std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+        pq.push({0.0f, root});
+        float best_cost = std::numeric_limits<float>::infinity();
+        int best = -1;
+        while (!pq.empty()) {
+            auto [ci, x] = pq.top();
+            pq.pop();
+            if (ci + al >= best_cost) break;
+            AABB u = n[x].box;
+            u.grow(lb);
+            const float direct = u.area();
+            if (ci + direct < best_cost && depth(x) + 1 + std::max(n[l].height, n[x].height) <= max_depth) {
+                best_cost = ci + direct;
+                best = x;
+            }
+            if (!n[x].leaf()) {
+                const float cc = ci + direct - n[x].box.area();
+                if (cc + al < best_cost) {
+                    pq.push({cc, n[x].child[0]});
+                    pq.push({cc, n[x].child[1]});
+                }
+            }
+        }
+        return best;
+    }
+
+    // Removes inner node t (with a parent and a grandparent) and its parent, and reinserts t's two subtrees.
+    void reinsert(int t, int max_depth) {
+        const int p = n[t].parent, g = n[p].parent;
+        const int s = n[p].child[n[p].child[0] == t ? 1 : 0];
+        replace_child(g, p, s);
+        refit_up(g);
+        int sub[2] = {n[t].child[0], n[t].child[1]};
+        if (n[sub[0]].box.area() < n[sub[1]].box.area()) std::swap(sub[0], sub[1]);
+        int freed[2] = {t, p};
+        for (int k = 0; k < 2; ++k) {
+            const int l = sub[k], q = freed[k];
+            int x = best_sibling(l, max_depth);
+            if (x < 0) x = s;  // cannot happen (s's old place is always within the depth), but be safe
+            const int xp = n[x].parent;
+            n[q] = TNode{};
+            n[q].child[0] = x;
+            n[q].child[1] = l;
+            replace_child(xp, x, q);
+            n[x].parent = q;
+            n[l].parent = q;
+            refit_up(q);
+        }
+    }
+
+    BVHBuild emit(const BVHBuild& in) const {
+        BVHBuild out;
+        out.order = in.order;
+        out.ref_boxes = in.ref_boxes;
+        std::vector<int> index(n.size(), -1);
+        index[root] = 0;
+        out.nodes.push_back(BVHNode{});
+        std::vector<std::pair<int, int>> st{{root, 1}};  // node, its depth in node levels
+        while (!st.empty()) {
+            auto [t, d] = st.back();
+            st.pop_back();
+            int inner_children[2] = {-1, -1};
+            for (int k = 0; k < 2; ++k) {
+                const TNode& c = n[n[t].child[k]];
+                if (c.leaf()) {
+                    set_child(out.nodes[index[t]], k, c.box, c.idx, c.count);
+                    out.depth = std::max(out.depth, d);
+                } else {
+                    const int ci = n[t].child[k];
+                    index[ci] = int(out.nodes.size());
+                    out.nodes.push_back(BVHNode{});
+                    set_child(out.nodes[index[t]], k, c.box, uint32_t(index[ci]), 0);
+                    inner_children[k] = ci;
+                }
+            }
+            for (int k = 1; k >= 0; --k)
+                if (inner_children[k] >= 0) st.push_back({inner_children[k], d + 1});
+        }
+        return out;
+    }
+};
+
+}  // namespace opt2
+
+BVHBuild optimized(BVHBuild b, const BVHBuildOptions& opt) {
+    if (opt.optimize_batches <= 0 || b.nodes.size() < 16) return b;
+    opt2::Tree t(b);
+    opt2::Tree best = t;
+    double best_cost = t.cost();
+    int stale = 0;
+    for (int batch = 0; batch < opt.optimize_batches && stale < 3; ++batch) {
+        // the inner nodes with the largest boxes for their children's (M_sum * M_min * M_area of the paper)
+        std::vector<std::pair<float, int>> cand;
+        for (int i = 0; i < int(t.n.size()); ++i) {
+            const opt2::TNode& x = t.n[i];
+            if (x.leaf() || x.parent == -1 || t.n[x.parent].parent == -1) continue;
+            const float a = x.box.area(), a0 = t.n[x.child[0]].box.area(), a1 = t.n[x.child[1]].box.area();
+            const float m_sum = a / std::max(1e-30f, 0.5f * (a0 + a1)), m_min = a / std::max(1e-30f, std::min(a0, a1));
+            cand.push_back({m_sum * m_min * a, i});
+        }
+        const size_t k = std::max<size_t>(1, cand.size() / 100);
+        if (cand.empty()) break;
+        std::partial_sort(cand.begin(), cand.begin() + std::min(k, cand.size()), cand.end(), std::greater<>());
+        for (size_t i = 0; i < std::min(k, cand.size()); ++i) {
+            const int x = cand[i].second;
+            // a node met earlier in the batch may have been reused elsewhere: it must still be inner with a grandparent
+            if (t.n[x].leaf() || t.n[x].parent == -1 || t.n[t.n[x].parent].parent == -1) continue;
+            t.reinsert(x, opt.max_depth);
+        }
+        const double c = t.cost();
+        if (std::getenv("WP_BVH_OPT_TRACE")) std::fprintf(stderr, "batch %d: %zu reinserted, SAH %.3f (best %.3f)\n", batch, k, c, best_cost);
+        if (c < best_cost * (1.0 - 1e-4)) {
+            best_cost = c;
+            best = t;
+            stale = 0;
+        } else {
+            ++stale;
+        }
+    }
+    return best.emit(b);
+}
+
 // Widens every child box of the tree by opt.pad_ulps ulps of the scene's magnitude (BVHBuildOptions::pad_ulps).
 BVHBuild padded(BVHBuild b, const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
     if (opt.pad_ulps <= 0.0f || b.nodes.empty()) return b;
@@ -540,13 +765,13 @@ BVHBuild padded(BVHBuild b, const std::vector<AABB>& boxes, const BVHBuildOption
 
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
                    const std::vector<std::array<vec3, 3>>* triangles) {
-    if (opt.spatial_splits) return padded(sbvh::build(boxes, opt, triangles), boxes, opt);
+    if (opt.spatial_splits) return padded(optimized(sbvh::build(boxes, opt, triangles), opt), boxes, opt);
     return build_bvh(boxes, opt);
 }
 
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt) {
-    if (opt.spatial_splits) return padded(sbvh::build(boxes, opt, nullptr), boxes, opt);
-    return padded(build_exact(boxes, opt), boxes, opt);
+    if (opt.spatial_splits) return padded(optimized(sbvh::build(boxes, opt, nullptr), opt), boxes, opt);
+    return padded(optimized(build_exact(boxes, opt), opt), boxes, opt);
 }
 
 }  // namespace wp
