@@ -4,8 +4,6 @@
 #include <limits>
 #include <numeric>
 #include <queue>
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 namespace wp {
@@ -731,10 +729,9 @@ BVHBuild optimized(BVHBuild b, const BVHBuildOptions& opt) {
             const int x = cand[i].second;
             // a node met earlier in the batch may have been reused elsewhere: it must still be inner with a grandparent
             if (t.n[x].leaf() || t.n[x].parent == -1 || t.n[t.n[x].parent].parent == -1) continue;
-            t.reinsert(x, opt.max_depth);
+            t.reinsert(x, opt.max_depth + 1);  // the builders stop splitting below max_depth: leaves at max_depth + 1
         }
         const double c = t.cost();
-        if (std::getenv("WP_BVH_OPT_TRACE")) std::fprintf(stderr, "batch %d: %zu reinserted, SAH %.3f (best %.3f)\n", batch, k, c, best_cost);
         if (c < best_cost * (1.0 - 1e-4)) {
             best_cost = c;
             best = t;

@@ -414,6 +414,104 @@ TEST(BVH, WhileWhileMatchesTraverseOnStanfordBunny) {
     EXPECT_GT(compare_ww<true>(ts, rays), 6000);
 }
 
+// The tree optimised by reinsertion (BVHBuildOptions::optimize_batches): its leaves still partition the leaf slots,
+// every child box holds its children, the depth stays within the builders' limit (leaves at max_depth + 1, also
+// when that is the built tree's own depth), the SAH cost does not rise and falls somewhere, and every ray gets the
+// unoptimised tree's closest hit: the same triangle at the same t (with spatial splits a triangle may sit in two
+// leaf slots, and which of them a ray meets first depends on the tree).
+namespace {
+struct TreeCheck {
+    double sah = 0;
+    int depth = 0;
+    std::vector<int> slot_uses;
+};
+AABB child_box(const BVHNode& n, int k) {
+    AABB b;
+    b.lo = k == 0 ? vec3(n.a.x, n.a.z, n.c.x) : vec3(n.b.x, n.b.z, n.c.z);
+    b.hi = k == 0 ? vec3(n.a.y, n.a.w, n.c.y) : vec3(n.b.y, n.b.w, n.c.w);
+    return b;
+}
+TreeCheck check_tree(const BVHBuild& b) {
+    TreeCheck c;
+    c.slot_uses.assign(b.order.size(), 0);
+    std::vector<std::pair<uint32_t, int>> st{{0u, 1}};
+    while (!st.empty()) {
+        auto [i, d] = st.back();
+        st.pop_back();
+        const BVHNode& n = b.nodes[i];
+        const uint32_t ref[2] = {n.d.x, n.d.y}, cnt[2] = {n.d.z, n.d.w};
+        for (int k = 0; k < 2; ++k) {
+            const AABB cb = child_box(n, k);
+            if (cnt[k] > 0) {
+                c.sah += double(cb.area()) * cnt[k];
+                c.depth = std::max(c.depth, d);
+                for (uint32_t j = ref[k]; j < ref[k] + cnt[k]; ++j) c.slot_uses[j]++;
+            } else {
+                c.sah += cb.area();
+                const BVHNode& m = b.nodes[ref[k]];
+                for (int q = 0; q < 2; ++q) {  // the child's box holds both of its children
+                    const AABB g = child_box(m, q);
+                    EXPECT_TRUE(glm::all(glm::lessThanEqual(cb.lo, g.lo)) && glm::all(glm::greaterThanEqual(cb.hi, g.hi)));
+                }
+                st.push_back({ref[k], d + 1});
+            }
+        }
+    }
+    return c;
+}
+}  // namespace
+
+TEST(BVH, ReinsertionKeepsEveryHitAndLowersTheCost) {
+    TriScene bunny;
+    load_bunny(bunny);
+    if (HasFatalFailure()) return;
+    int improved = 0;
+    for (bool splits : {false, true})
+        for (int which = 0; which < 2; ++which) {
+            SCOPED_TRACE(testing::Message() << (which ? "soup" : "bunny") << " splits " << splits);
+            TriScene base = which ? random_soup(41, 3000) : bunny;
+            std::vector<Ray> rays = which ? random_rays(42, 20000) : mesh_rays(base, 43, 20000);
+            BVHBuildOptions o;
+            o.spatial_splits = splits;
+            o.pad_ulps = 0.0f;  // exact boxes, so that the containment check is exact
+            TriScene built = base;
+            built.build(o);
+            // the default depth limit, and the built tree's own depth (a limit the reinsertion must keep to)
+            for (int max_depth : {o.max_depth, check_tree(built.bvh).depth - 1}) {
+                SCOPED_TRACE(testing::Message() << "max_depth " << max_depth);
+                BVHBuildOptions p = o;
+                p.max_depth = max_depth;
+                TriScene a = base, t = base;
+                a.build(p);
+                const TreeCheck ca = check_tree(a.bvh);
+                p.optimize_batches = 50;
+                t.build(p);
+                ASSERT_EQ(t.bvh.order, a.bvh.order);
+                const TreeCheck ct = check_tree(t.bvh);
+                for (size_t j = 0; j < ct.slot_uses.size(); ++j) ASSERT_EQ(ct.slot_uses[j], 1) << "slot " << j;
+                EXPECT_LE(ct.depth, std::max(max_depth + 1, ca.depth));
+                EXPECT_EQ(ct.depth, t.bvh.depth);
+                EXPECT_EQ(t.bvh.nodes.size(), a.bvh.nodes.size());
+                EXPECT_LE(ct.sah, ca.sah);
+                improved += ct.sah < ca.sah;
+                std::printf("%s, splits %d, max depth %d: SAH %.4g -> %.4g, depth %d -> %d\n", which ? "soup" : "bunny",
+                            int(splits), max_depth, ca.sah, ct.sah, ca.depth, ct.depth);
+                SceneView sa = a.view(), st = t.view();
+                int hits = 0;
+                for (const Ray& r : rays) {
+                    const Hit ha = traverse<false>(sa, r, 0.0f, kInf), ht = traverse_ww<false>(st, r, 0.0f, kInf);
+                    ASSERT_EQ(ht.prim == kInvalid, ha.prim == kInvalid);
+                    if (ht.prim == kInvalid) continue;
+                    ASSERT_EQ(t.bvh.order[ht.prim], a.bvh.order[ha.prim]);
+                    ASSERT_EQ(ht.t, ha.t);
+                    ++hits;
+                }
+                EXPECT_GT(hits, 5000);
+            }
+        }
+    EXPECT_GE(improved, 2);  // the soups' trees, at least
+}
+
 TEST(BVH, WhileWhileRootThatIsOneLeaf) {
     TriScene ts;
     ts.v = {vec3(0, 0, 0), vec3(1, 0, 0), vec3(0, 1, 0)};
