@@ -36,18 +36,6 @@ struct Ctx {
     BVH8Build out;
 };
 
-AABB child_box(const BVHNode& n, int k) {
-    AABB b;
-    if (k == 0) {
-        b.lo = vec3(n.a.x, n.a.z, n.c.x);
-        b.hi = vec3(n.a.y, n.a.w, n.c.y);
-    } else {
-        b.lo = vec3(n.b.x, n.b.z, n.c.z);
-        b.hi = vec3(n.b.y, n.b.w, n.c.w);
-    }
-    return b;
-}
-
 // Builds the explicit tree (iteratively: the binary tree may be deep), then the subtree ranges bottom-up.
 void build_vtree(Ctx& c) {
     // Work item: VNode slot to fill, from a binary inner node (bnode >= 0) or a primitive range.

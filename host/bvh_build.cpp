@@ -539,17 +539,6 @@ struct Tree {
     int root = 0;
     int inner = 0;
 
-    AABB child_box(const BVHNode& b, int k) const {
-        AABB x;
-        if (k == 0) {
-            x.lo = vec3(b.a.x, b.a.z, b.c.x);
-            x.hi = vec3(b.a.y, b.a.w, b.c.y);
-        } else {
-            x.lo = vec3(b.b.x, b.b.z, b.c.z);
-            x.hi = vec3(b.b.y, b.b.w, b.c.w);
-        }
-        return x;
-    }
     explicit Tree(const BVHBuild& b) {
         n.resize(b.nodes.size());
         inner = int(b.nodes.size());

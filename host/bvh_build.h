@@ -64,6 +64,20 @@ struct BVHBuildOptions {
     float pad_magnitude = 0.0f;
 };
 
+// Child k's box of a binary node (the inverse of the builders' layout: x and y of child 0 in a, of child 1 in b,
+// both children's z in c).
+inline AABB child_box(const BVHNode& n, int k) {
+    AABB b;
+    if (k == 0) {
+        b.lo = vec3(n.a.x, n.a.z, n.c.x);
+        b.hi = vec3(n.a.y, n.a.w, n.c.y);
+    } else {
+        b.lo = vec3(n.b.x, n.b.z, n.c.z);
+        b.hi = vec3(n.b.y, n.b.w, n.c.w);
+    }
+    return b;
+}
+
 struct BVHBuild {
     std::vector<BVHNode> nodes;
     std::vector<uint32_t> order;  // order[leaf position] = input primitive index

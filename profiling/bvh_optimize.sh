@@ -7,14 +7,9 @@
 set -u
 source "$(dirname "$0")/common.sh"
 archive_outputs
-echo "== GPU tests, WP_BVH_OPTIMIZE=50"
-WP_BVH_OPTIMIZE=50 timeout 240 $B/wp_gpu_tests > "$O/gpu_tests-opt.log" 2>&1; echo "rc=$?"
-grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests-opt.log" | head
+run_gpu_tests_env opt WP_BVH_OPTIMIZE=50
 run_bench_defaults --repeat 5
-echo "== bench, WP_BVH_OPTIMIZE=50"
-WP_BVH_OPTIMIZE=50 timeout 200 $B/wavepath bench --backend gpu --repeat 5 --json "$O/bench-opt.json" > "$O/bench-opt.txt" 2>&1
-echo "rc=$?"; show "$O/bench-opt.txt"
-grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-opt.txt"
+run_bench_env opt WP_BVH_OPTIMIZE=50
 for v in 0 50; do
   for sc in sponza dragon; do
     WP_BVH_OPTIMIZE=$v timeout 100 ncu --kernel-name "regex:^extend" --launch-skip 0 --launch-count 2 \

@@ -32,3 +32,29 @@ memcheck_render() {
     --mode both --width 128 --height 96 "$@" -o /tmp/san.exr > "$O/memcheck-$sc.log" 2>&1
   echo "memcheck $sc rc=$?"; grep -E "ERROR SUMMARY" "$O/memcheck-$sc.log"
 }
+# The benchmark set (median of 5) into $O/bench-NAME.{txt,json}, its mode lines and kernel rows printed:
+#   run_bench_variant NAME            the binaries in $B/NAME, with their own ptxas report;
+#   run_bench_env NAME VAR=VALUE...   the default binary with those environment variables.
+bench_report() {
+  echo "rc=$1"; show "$O/bench-$2.txt"
+  grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-$2.txt"
+}
+run_bench_variant() {
+  echo "== bench, $1"
+  timeout 200 $B/$1/wavepath bench --backend gpu --repeat 5 --resources $B/$1/kernel_resources.txt \
+    --json "$O/bench-$1.json" > "$O/bench-$1.txt" 2>&1
+  bench_report $? "$1"
+}
+run_bench_env() {
+  local v=$1; shift
+  echo "== bench, $*"
+  env "$@" timeout 200 $B/wavepath bench --backend gpu --repeat 5 --json "$O/bench-$v.json" > "$O/bench-$v.txt" 2>&1
+  bench_report $? "$v"
+}
+# The GPU tests with environment variables into $O/gpu_tests-NAME.log: run_gpu_tests_env NAME VAR=VALUE...
+run_gpu_tests_env() {
+  local v=$1; shift
+  echo "== GPU tests, $*"
+  env "$@" timeout 240 $B/wp_gpu_tests > "$O/gpu_tests-$v.log" 2>&1; echo "rc=$?"
+  grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests-$v.log" | head
+}

@@ -9,11 +9,7 @@ source "$(dirname "$0")/common.sh"
 archive_outputs
 run_gpu_tests
 run_bench_defaults --repeat 5
-echo "== bench, prev"
-timeout 200 $B/prev/wavepath bench --backend gpu --repeat 5 --resources $B/prev/kernel_resources.txt \
-  --json "$O/bench-prev.json" > "$O/bench-prev.txt" 2>&1
-echo "rc=$?"; show "$O/bench-prev.txt"
-grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-prev.txt"
+run_bench_variant prev
 for v in new prev; do
   bin=$B/wavepath; [ $v = prev ] && bin=$B/prev/wavepath
   timeout 100 ncu --kernel-name "regex:^generate" --launch-skip 0 --launch-count 1 --section SpeedOfLight \

@@ -10,13 +10,8 @@ source "$(dirname "$0")/common.sh"
 archive_outputs
 run_gpu_tests
 run_bench_defaults --repeat 5
-for v in prev lb12; do
-  echo "== bench, $v"
-  timeout 200 $B/$v/wavepath bench --backend gpu --repeat 5 --resources $B/$v/kernel_resources.txt \
-    --json "$O/bench-$v.json" > "$O/bench-$v.txt" 2>&1
-  echo "rc=$?"; show "$O/bench-$v.txt"
-  grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-$v.txt"
-done
+run_bench_variant prev
+run_bench_variant lb12
 for v in new prev; do
   bin=$B/wavepath; [ $v = prev ] && bin=$B/prev/wavepath
   timeout 100 ncu --kernel-name "regex:^generate" --launch-skip 0 --launch-count 1 \

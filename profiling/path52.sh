@@ -8,11 +8,7 @@ source "$(dirname "$0")/common.sh"
 archive_outputs
 run_gpu_tests
 run_bench_defaults --repeat 5
-echo "== bench, p64"
-timeout 200 $B/p64/wavepath bench --backend gpu --repeat 5 --resources $B/p64/kernel_resources.txt \
-  --json "$O/bench-p64.json" > "$O/bench-p64.txt" 2>&1
-echo "rc=$?"; show "$O/bench-p64.txt"
-grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-p64.txt"
+run_bench_variant p64
 echo "== compute-sanitizer"
 timeout 420 bash profiling/sanitize_gpu.sh $B/wavepath "$O/sanitize" > "$O/sanitize-console.txt" 2>&1
 echo "sanitize rc=$?"; cat "$O/sanitize-console.txt"

@@ -10,11 +10,7 @@ source "$(dirname "$0")/common.sh"
 archive_outputs
 run_gpu_tests
 run_bench_defaults --repeat 5
-echo "== bench, pad16"
-timeout 200 $B/pad16/wavepath bench --backend gpu --repeat 5 --resources $B/pad16/kernel_resources.txt \
-  --json "$O/bench-pad16.json" > "$O/bench-pad16.txt" 2>&1
-echo "rc=$?"; show "$O/bench-pad16.txt"
-grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-pad16.txt"
+run_bench_variant pad16
 for v in new pad16; do
   bin=$B/wavepath; [ $v = pad16 ] && bin=$B/pad16/wavepath
   for sc in sponza dragon; do

@@ -10,12 +10,7 @@ source "$(dirname "$0")/common.sh"
 archive_outputs
 run_gpu_tests
 run_bench_defaults --repeat 5
-for v in base tiles; do
-  echo "== bench, $v"
-  timeout 200 $B/$v/wavepath bench --backend gpu --repeat 5 --resources $B/$v/kernel_resources.txt \
-    --json "$O/bench-$v.json" > "$O/bench-$v.txt" 2>&1
-  echo "rc=$?"; show "$O/bench-$v.txt"
-  grep -E "^scenes|^    (generate|extend|shade|shadow|drain|megakernel) " "$O/bench-$v.txt"
-done
+run_bench_variant base
+run_bench_variant tiles
 echo "== SASS"
 cuobjdump -sass $B/wavepath > "$O/wavepath.sass" 2>&1; echo "rc=$?"; wc -l "$O/wavepath.sass"

@@ -425,12 +425,6 @@ struct TreeCheck {
     int depth = 0;
     std::vector<int> slot_uses;
 };
-AABB child_box(const BVHNode& n, int k) {
-    AABB b;
-    b.lo = k == 0 ? vec3(n.a.x, n.a.z, n.c.x) : vec3(n.b.x, n.b.z, n.c.z);
-    b.hi = k == 0 ? vec3(n.a.y, n.a.w, n.c.y) : vec3(n.b.y, n.b.w, n.c.w);
-    return b;
-}
 TreeCheck check_tree(const BVHBuild& b) {
     TreeCheck c;
     c.slot_uses.assign(b.order.size(), 0);

@@ -69,18 +69,6 @@ Built build(const std::vector<Tri>& tris, bool splits, uint32_t max_leaf = 2) {
     return b;
 }
 
-AABB child_box(const BVHNode& n, int k) {
-    AABB b;
-    if (k == 0) {
-        b.lo = vec3(n.a.x, n.a.z, n.c.x);
-        b.hi = vec3(n.a.y, n.a.w, n.c.y);
-    } else {
-        b.lo = vec3(n.b.x, n.b.z, n.c.z);
-        b.hi = vec3(n.b.y, n.b.w, n.c.w);
-    }
-    return b;
-}
-
 bool contains(const AABB& b, vec3 p, float eps) {
     for (int a = 0; a < 3; ++a)
         if (p[a] < b.lo[a] - eps || p[a] > b.hi[a] + eps) return false;
