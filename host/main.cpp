@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
     render->add_option("--mode", mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
-    render->add_option("--capacity", capacity, "wavefront paths in flight (default: GPU 4M within free memory, CPU 64K)")
+    render->add_option("--capacity", capacity, "wavefront paths in flight (default: GPU 8M within free memory, CPU 64K)")
         ->check(CLI::PositiveNumber);
     render->add_flag("--sort-materials", sort, "wavefront: shade in material order (CUB radix sort)");
     bool index_comp = false;

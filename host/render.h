@@ -31,9 +31,13 @@ enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };
 inline const char* mode_name(Mode m) { return m == Mode::Megakernel ? "megakernel" : "wavefront"; }
 
+// The GPU wavefront's default queue: 8M paths (~1.4 GB with the compaction's buffers). 4M until profiling/LOG.md
+// entry 41, where 8M measured 2-5% faster on four of the five benchmark scenes (fewer iterations, fuller launches).
+constexpr uint32_t kDefaultGpuCapacity = 1u << 23;
+
 struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
-    uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU 4M bounded by free memory, CPU 64K)
+    uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU kDefaultGpuCapacity bounded by free memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
     // wavefront compaction by slot indices: the paths stay in their slots and CUB DevicePartition splits the slot
     // list (freed slots take the new camera paths), instead of moving the live paths (push_compaction below, or the

@@ -389,10 +389,10 @@ uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const 
 uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                             DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
-    // Queue capacity: the request (default 4M paths), at most the samples to render, and within 60% of the free
-    // memory left after the scene and film (render_gpu checked that a minimal queue fits).
+    // Queue capacity: the request (default kDefaultGpuCapacity paths), at most the samples to render, and within 60%
+    // of the free memory left after the scene and film (render_gpu checked that a minimal queue fits).
     const size_t per_path = wavefront_bytes_per_path(opt);
-    uint64_t cap = opt.capacity ? opt.capacity : (1u << 22);
+    uint64_t cap = opt.capacity ? opt.capacity : kDefaultGpuCapacity;
     cap = std::min<uint64_t>(cap, std::max<uint64_t>(total, 1));
     cap = std::min<uint64_t>(cap, std::max<uint64_t>(uint64_t(0.6 * double(opt.device_memory_limit)) / per_path,
                                                      std::min<uint64_t>(total, 1u << 16)));
