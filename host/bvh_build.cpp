@@ -537,11 +537,9 @@ struct TNode {
 struct Tree {
     std::vector<TNode> n;
     int root = 0;
-    int inner = 0;
 
     explicit Tree(const BVHBuild& b) {
         n.resize(b.nodes.size());
-        inner = int(b.nodes.size());
         for (size_t i = 0; i < b.nodes.size(); ++i) {
             const BVHNode& bn = b.nodes[i];
             const uint32_t ref[2] = {bn.d.x, bn.d.y}, cnt[2] = {bn.d.z, bn.d.w};
@@ -560,8 +558,7 @@ struct Tree {
                 n[c].parent = int(i);
             }
         }
-        // boxes and heights of the inner nodes, children before parents (children have larger indices in the
-        // builders' depth-first order; refit the whole tree bottom-up by a post-order walk to be safe)
+        // boxes and heights of the inner nodes, bottom-up: a pre-order walk, refitted in reverse
         std::vector<int> order;
         std::vector<int> st{root};
         while (!st.empty()) {
