@@ -594,10 +594,10 @@ struct Tree {
         n[new_c].parent = parent;
     }
     // SAH cost relative to the root's area: inner nodes cost their area, leaves their area times their primitives.
+    // (Every node is in the tree: a reinsertion reuses the two nodes it removes.)
     double cost() const {
         double c = 0;
-        for (const TNode& t : n)
-            if (t.parent != -1 || &t == &n[root]) c += double(t.box.area()) * (t.leaf() ? double(t.count) : 1.0);
+        for (const TNode& t : n) c += double(t.box.area()) * (t.leaf() ? double(t.count) : 1.0);
         return c / std::max(1e-30, double(n[root].box.area()));
     }
 

@@ -37,7 +37,8 @@ constexpr uint32_t kDefaultGpuCapacity = 1u << 23;
 
 struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
-    uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU kDefaultGpuCapacity bounded by free memory, CPU 64K)
+    uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU kDefaultGpuCapacity within free
+                                  // memory, CPU 64K)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
     // wavefront compaction by slot indices: the paths stay in their slots and CUB DevicePartition splits the slot
     // list (freed slots take the new camera paths), instead of moving the live paths (push_compaction below, or the

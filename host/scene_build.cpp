@@ -186,10 +186,12 @@ SceneData SceneBuilder::build() {
     if (width == 8) bo.max_leaf = bo.spatial_splits && boxes.size() >= 1024 ? 2 : 1;
     if (const char* e = std::getenv("WP_BVH_BINS")) bo.bins = std::max(2, std::min(256, std::atoi(e)));
     if (const char* e = std::getenv("WP_BVH_MAX_LEAF")) bo.max_leaf = uint32_t(std::max(1, std::min(16, std::atoi(e))));
-    // spatial splits' knobs (BVHBuildOptions::split_alpha, split_max_growth), for measurements (profiling/LOG.md)
+    // spatial splits' knobs (BVHBuildOptions::split_alpha, split_max_growth) and the reinsertion's batches
+    // (optimize_batches), for measurements (profiling/LOG.md entries 39-40)
     if (const char* e = std::getenv("WP_BVH_SPLIT_ALPHA")) bo.split_alpha = std::max(0.0f, float(std::atof(e)));
+    if (const char* e = std::getenv("WP_BVH_SPLIT_GROWTH"))
+        bo.split_max_growth = std::max(1.0f, std::min(8.0f, float(std::atof(e))));
     if (const char* e = std::getenv("WP_BVH_OPTIMIZE")) bo.optimize_batches = std::max(0, std::atoi(e));
-    if (const char* e = std::getenv("WP_BVH_SPLIT_GROWTH")) bo.split_max_growth = std::max(1.0f, std::min(8.0f, float(std::atof(e))));
     // Spatial splits (SBVH; on by default, above): Sponza's wavefront 22% faster, its first-hit and
     // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
     // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in

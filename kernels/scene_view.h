@@ -177,10 +177,24 @@ struct RenderParams {
     // visit fewer distinct BVH nodes, and so do their first bounces. The random numbers are keyed by pixel and
     // sample (kernels/rng.h), so the order changes which thread computes a sample, never its value.
     static constexpr uint32_t kTileW = 8, kTileH = 4;
+    // The split of the image both directions of the order share: tx x ty whole tiles (their `full` pixels first),
+    // then a right strip rw wide (`right` pixels), then the bottom rows.
+    struct TileSplit {
+        uint32_t tx, ty, full, rw, right;
+    };
+    WP_HD TileSplit tile_split() const {
+        TileSplit t;
+        t.tx = width / kTileW;
+        t.ty = height / kTileH;
+        t.full = t.tx * t.ty * kTileW * kTileH;
+        t.rw = width - t.tx * kTileW;
+        t.right = t.ty * kTileH * t.rw;
+        return t;
+    }
     // The pixel's column x and row y (one division by a run-time value on the tiles' path, as generate needs them).
     WP_HD void pixel_xy_of_rank(uint32_t k, uint32_t& x, uint32_t& y) const {
-        const uint32_t tx = width / kTileW, ty = height / kTileH;
-        const uint32_t full = tx * ty * kTileW * kTileH;
+        const TileSplit ts = tile_split();
+        const uint32_t tx = ts.tx, ty = ts.ty, full = ts.full, rw = ts.rw, right = ts.right;
         if (k < full) {
             const uint32_t t = k / (kTileW * kTileH), j = k % (kTileW * kTileH);
             const uint32_t trow = div_tiles_x.d == tx ? div_tiles_x.div(t) : t / tx;
@@ -189,8 +203,7 @@ struct RenderParams {
             return;
         }
         k -= full;
-        const uint32_t rw = width - tx * kTileW, right = ty * kTileH * rw;  // the right strip, rw wide
-        if (k < right) {
+        if (k < right) {  // the right strip
             y = k / rw;
             x = tx * kTileW + (k - y * rw);
             return;
@@ -207,9 +220,8 @@ struct RenderParams {
     // The inverse of pixel_of_rank.
     WP_HD uint32_t rank_of_pixel(uint32_t p) const {
         const uint32_t x = p % width, y = p / width;
-        const uint32_t tx = width / kTileW, ty = height / kTileH;
-        const uint32_t full = tx * ty * kTileW * kTileH;
-        const uint32_t rw = width - tx * kTileW, right = ty * kTileH * rw;
+        const TileSplit ts = tile_split();
+        const uint32_t tx = ts.tx, ty = ts.ty, full = ts.full, rw = ts.rw, right = ts.right;
         if (y < ty * kTileH) {
             if (x < tx * kTileW)
                 return ((y / kTileH) * tx + x / kTileW) * (kTileW * kTileH) + (y % kTileH) * kTileW + x % kTileW;

@@ -12,10 +12,6 @@ run_bench_defaults --repeat 5
 run_bench_env opt WP_BVH_OPTIMIZE=50
 for v in 0 50; do
   for sc in sponza dragon; do
-    WP_BVH_OPTIMIZE=$v timeout 100 ncu --kernel-name "regex:^extend" --launch-skip 0 --launch-count 2 \
-      --metrics smsp__thread_inst_executed.sum,gpu__time_duration.sum \
-      --csv --page details $B/wavepath render scenes/$sc.json --backend gpu --mode wavefront --spp 4 \
-      -o /tmp/ncu.exr > "$O/ncu-opt$v-$sc.csv" 2> "$O/ncu-opt$v-$sc.err"
-    echo "ncu opt $v $sc rc=$?"; grep -E "thread_inst|duration" "$O/ncu-opt$v-$sc.csv" | awk -F'","' '{print $(NF-2), $NF}'
+    WP_BVH_OPTIMIZE=$v ncu_launches opt$v-$sc $B/wavepath extend $sc 2 smsp__thread_inst_executed.sum,gpu__time_duration.sum
   done
 done

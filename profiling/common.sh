@@ -58,3 +58,22 @@ run_gpu_tests_env() {
   env "$@" timeout 240 $B/wp_gpu_tests > "$O/gpu_tests-$v.log" 2>&1; echo "rc=$?"
   grep -E "^\[  (PASSED|FAILED)|FAILED \]" "$O/gpu_tests-$v.log" | head
 }
+# Nsight Compute's METRICS (comma-separated) over the first COUNT launches of the kernels named ^KERNEL in a 4-spp
+# wavefront render of scenes/SCENE.json by the binary BIN, into $O/ncu-NAME.csv; a line per launch and metric printed.
+# Extra ncu options may follow; environment assignments may precede the call.
+#   ncu_launches NAME BIN KERNEL SCENE COUNT METRICS [ncu options...]
+ncu_launches() {
+  local name=$1 bin=$2 kernel=$3 sc=$4 count=$5 metrics=$6; shift 6
+  timeout 100 ncu --kernel-name "regex:^$kernel" --launch-skip 0 --launch-count "$count" "$@" --metrics "$metrics" \
+    --csv --page details "$bin" render "scenes/$sc.json" --backend gpu --mode wavefront --spp 4 \
+    -o /tmp/ncu.exr > "$O/ncu-$name.csv" 2> "$O/ncu-$name.err"
+  echo "ncu $name rc=$?"
+  python3 - "$O/ncu-$name.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+if rows:
+    ix = {h: i for i, h in enumerate(rows[0])}
+    for r in rows[1:]:
+        print(f'{r[ix["ID"]]:>3} {r[ix["Kernel Name"]][:18]:18} {r[ix["Metric Name"]][:40]:40} {r[ix["Metric Value"]]:>16} {r[ix["Metric Unit"]]}')
+PY
+}

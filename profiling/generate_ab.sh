@@ -12,16 +12,6 @@ run_bench_defaults --repeat 5
 run_bench_variant prev
 for v in new prev; do
   bin=$B/wavepath; [ $v = prev ] && bin=$B/prev/wavepath
-  timeout 100 ncu --kernel-name "regex:^generate" --launch-skip 0 --launch-count 1 --section SpeedOfLight \
-    --metrics smsp__thread_inst_executed.sum,dram__bytes_write.sum,gpu__time_duration.sum \
-    --csv --page details $bin render scenes/rtiow.json --backend gpu --mode wavefront --spp 4 \
-    -o /tmp/ncu.exr > "$O/ncu-generate-$v.csv" 2> "$O/ncu-generate-$v.err"
-  echo "ncu generate $v rc=$?"
-  python3 - "$O/ncu-generate-$v.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-hdr = rows[0]; ix = {h: i for i, h in enumerate(hdr)}
-for r in rows[1:]:
-    print(f'{r[ix["ID"]]:>3} {r[ix["Metric Name"]][:44]:44} {r[ix["Metric Value"]]:>16} {r[ix["Metric Unit"]]}')
-PY
+  ncu_launches generate-$v $bin generate rtiow 1 \
+    smsp__thread_inst_executed.sum,dram__bytes_write.sum,gpu__time_duration.sum --section SpeedOfLight
 done

@@ -14,9 +14,5 @@ run_bench_variant prev
 run_bench_variant lb12
 for v in new prev; do
   bin=$B/wavepath; [ $v = prev ] && bin=$B/prev/wavepath
-  timeout 100 ncu --kernel-name "regex:^generate" --launch-skip 0 --launch-count 1 \
-    --metrics smsp__thread_inst_executed.sum,dram__bytes_write.sum,gpu__time_duration.sum \
-    --csv --page details $bin render scenes/rtiow.json --backend gpu --mode wavefront --spp 4 \
-    -o /tmp/ncu.exr > "$O/ncu-generate-$v.csv" 2> "$O/ncu-generate-$v.err"
-  echo "ncu generate $v rc=$?"; grep -E "thread_inst|duration|dram" "$O/ncu-generate-$v.csv" | cut -c1-400 | awk -F'","' '{print $(NF-2), $NF}'
+  ncu_launches generate-$v $bin generate rtiow 1 smsp__thread_inst_executed.sum,dram__bytes_write.sum,gpu__time_duration.sum
 done

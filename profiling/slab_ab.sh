@@ -14,17 +14,6 @@ run_bench_variant pad16
 for v in new pad16; do
   bin=$B/wavepath; [ $v = pad16 ] && bin=$B/pad16/wavepath
   for sc in sponza dragon; do
-    timeout 100 ncu --kernel-name "regex:^extend" --launch-skip 0 --launch-count 2 \
-      --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum,gpu__time_duration.sum \
-      --csv --page details $bin render scenes/$sc.json --backend gpu --mode wavefront --spp 4 \
-      -o /tmp/ncu.exr > "$O/ncu-$v-$sc.csv" 2> "$O/ncu-$v-$sc.err"
-    echo "ncu $v $sc rc=$?"
-    python3 - "$O/ncu-$v-$sc.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-hdr = rows[0]; ix = {h: i for i, h in enumerate(hdr)}
-for r in rows[1:]:
-    print(f'{r[ix["ID"]]:>3} {r[ix["Kernel Name"]][:18]:18} {r[ix["Metric Name"]][:40]:40} {r[ix["Metric Value"]]:>16} {r[ix["Metric Unit"]]}')
-PY
+    ncu_launches $v-$sc $bin extend $sc 2 smsp__thread_inst_executed.sum,smsp__inst_executed.sum,gpu__time_duration.sum
   done
 done
