@@ -1,6 +1,6 @@
 // 8-wide compressed BVH (Ylitie, Karras, Laine 2017, "Efficient incoherent ray traversal on GPUs through
 // compressed wide BVHs"): node layout and the closest-hit / any-hit traversal. Header-only, host and device.
-// The builder is host/bvh8_build.cpp (collapse of the binary SAH tree, octant slot order, quantisation).
+// The builder is host/accel/bvh8_build.cpp (collapse of the binary SAH tree, octant slot order, quantisation).
 #pragma once
 #include "bvh.h"
 

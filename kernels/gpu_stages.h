@@ -1,9 +1,9 @@
 // Host-side launchers of the GPU kernels, one per stage (kernels/<stage>.cu). Each launches its kernel
 // through the Launcher under the stage's name: file, kernel symbol, NVTX range and timing row agree.
-// Plain C++: the drivers in host/render_gpu.cpp are compiled by the host compiler.
+// Plain C++: the drivers in host/render/render_gpu.cpp are compiled by the host compiler.
 #pragma once
-#include "host/launch.h"
-#include "host/render.h"
+#include "kernels/launch.h"
+#include "host/render/render.h"
 #include "kernels/wavefront.h"
 
 namespace wp {
@@ -74,7 +74,7 @@ void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const
 void launch_init_slots(Launcher& L, uint32_t* slots, uint32_t n);
 void launch_partition(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* out, uint32_t n);
 
-// KernelAttr (host/render.h): static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
+// KernelAttr (host/render/render.h): static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
     KernelAttr a;

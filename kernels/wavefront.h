@@ -1,6 +1,6 @@
 // The wavefront stages over one queue item each. Every body is the per-path stage function of stages.h that
 // the megakernel calls (generate_path, extend_path, shade_path, shadow_trace), plus the queue reads and writes
-// around it. The GPU launchers (kernels/<stage>.cu) and the CPU launchers (host/render_cpu.cpp) run these same
+// around it. The GPU launchers (kernels/<stage>.cu) and the CPU launchers (host/render/render_cpu.cpp) run these same
 // functions, so the two backends and the two schedules differ only in scheduling.
 #pragma once
 #include "kernels/stages.h"

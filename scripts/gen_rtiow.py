@@ -12,7 +12,7 @@ Mapping of the book's materials:
   - dielectric(1.5)         -> {"type": "dielectric", "ior": 1.5} (smooth)
   - metal(albedo, fuzz)     -> {"type": "conductor", "color": albedo, "roughness": sqrt(0.3 * fuzz)}
     The book perturbs the mirror direction by fuzz * (a point uniform in the unit ball); wavepath's conductor is
-    GGX with alpha = roughness^2 (host/scene_json.cpp squares "roughness"). Matching the median angular deviation
+    GGX with alpha = roughness^2 (host/scene/scene_json.cpp squares "roughness"). Matching the median angular deviation
     of the reflected ray at normal incidence (GGX: 2*atan(alpha); fuzz: ~0.61*fuzz, checked by Monte Carlo: the
     ratio alpha/fuzz is 0.303 for fuzz 0.1..0.5) gives alpha = 0.3 * fuzz, so roughness = sqrt(0.3 * fuzz):
     fuzz 0 -> 0 (a mirror), fuzz 0.5 -> 0.387. GGX has longer tails than the book's fuzz lobe, so highlights

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdlib>
 #include <string>
-#include "host/scene_build.h"
+#include "host/scene/scene_build.h"
 namespace wp_test {
 using namespace wp;
 inline std::string source_dir() {

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <cmath>
 #include <sstream>
-#include "host/render.h"
-#include "host/scene_json.h"
+#include "host/render/render.h"
+#include "host/scene/scene_json.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include "host/bench.h"
+#include "host/app/bench.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 using json = nlohmann::json;

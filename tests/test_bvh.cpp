@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 #include <vector>
-#include "host/bvh_build.h"
+#include "host/accel/bvh_build.h"
 #include "kernels/bvh8.h"
 using namespace wp;
 

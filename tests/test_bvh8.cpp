@@ -1,4 +1,4 @@
-// 8-wide compressed BVH (host/bvh8_build.cpp, kernels/bvh8.h): structure of the collapsed tree and traversal
+// 8-wide compressed BVH (host/accel/bvh8_build.cpp, kernels/bvh8.h): structure of the collapsed tree and traversal
 // against the binary traversal of kernels/bvh.h, on triangle soups, meshes and mixed spheres/quads/triangles.
 #include <gtest/gtest.h>
 
@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "host/bvh8_build.h"
-#include "host/render.h"
-#include "host/scene_build.h"
-#include "host/mesh_obj.h"
-#include "host/mesh_ply.h"
+#include "host/accel/bvh8_build.h"
+#include "host/render/render.h"
+#include "host/scene/scene_build.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/mesh_ply.h"
 #include "kernels/bvh8.h"
 using namespace wp;
 

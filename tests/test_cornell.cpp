@@ -2,7 +2,7 @@
 // (scenes/cornell-box/scene-mitsuba.xml), rendered on the CPU and compared with Mitsuba's render.
 #include <gtest/gtest.h>
 #include <tinyexr.h>
-#include "host/render.h"
+#include "host/render/render.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 

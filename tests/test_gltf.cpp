@@ -10,9 +10,9 @@
 #include <limits>
 #include <random>
 #include <set>
-#include "host/render.h"
-#include "host/scene_gltf.h"
-#include "host/scene_json.h"
+#include "host/render/render.h"
+#include "host/scene/scene_gltf.h"
+#include "host/scene/scene_json.h"
 #include "kernels/stages.h"
 #include "tests/cornell_scene.h"
 using namespace wp;

@@ -2,7 +2,7 @@
 #include <stb/stb_image.h>
 #include <tinyexr.h>
 #include <cstdio>
-#include "host/image_io.h"
+#include "host/image/image_io.h"
 using namespace wp;
 
 namespace {

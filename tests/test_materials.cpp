@@ -4,10 +4,10 @@
 #include <stb/stb_image_write.h>
 #include <fstream>
 #include <random>
-#include "host/image_load.h"
-#include "host/image_stats.h"
-#include "host/render.h"
-#include "host/scene_json.h"
+#include "host/image/image_load.h"
+#include "host/image/image_stats.h"
+#include "host/render/render.h"
+#include "host/scene/scene_json.h"
 #include "kernels/stages.h"
 #include "tests/cornell_scene.h"
 using namespace wp;

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 #include <fstream>
 #include <glm/gtc/matrix_transform.hpp>
-#include "host/mesh_obj.h"
-#include "host/render.h"
-#include "host/scene_json.h"
+#include "host/scene/mesh_obj.h"
+#include "host/render/render.h"
+#include "host/scene/scene_json.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 

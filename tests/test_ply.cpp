@@ -1,4 +1,4 @@
-// PLY meshes (host/mesh_ply.cpp): ASCII and binary little-endian, attributes, triangulation, unknown elements and
+// PLY meshes (host/scene/mesh_ply.cpp): ASCII and binary little-endian, attributes, triangulation, unknown elements and
 // properties, transforms, the Stanford dragon against its OBJ, malformed and mutated files, the dragon scene.
 #include <gtest/gtest.h>
 #include <chrono>
@@ -7,10 +7,10 @@
 #include <fstream>
 #include <random>
 #include <glm/gtc/matrix_transform.hpp>
-#include "host/mesh_obj.h"
-#include "host/mesh_ply.h"
-#include "host/render.h"
-#include "host/scene_json.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/mesh_ply.h"
+#include "host/render/render.h"
+#include "host/scene/scene_json.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 

@@ -1,5 +1,5 @@
 #include <gtest/gtest.h>
-#include "host/render.h"
+#include "host/render/render.h"
 #include "kernels/bvh8.h"
 using namespace wp;
 

@@ -1,4 +1,4 @@
-// Spatial splits (SBVH) in the binary builder (host/bvh_build.cpp, BVHBuildOptions::spatial_splits): structure
+// Spatial splits (SBVH) in the binary builder (host/accel/bvh_build.cpp, BVHBuildOptions::spatial_splits): structure
 // (every primitive referenced, leaf boxes cover their triangles), traversal against the object-split tree, SAH
 // cost, the untouched default path, and SceneBuilder's per-slot records and light table with duplicates.
 #include <gtest/gtest.h>
@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "host/bvh_build.h"
-#include "host/mesh_obj.h"
-#include "host/mesh_ply.h"
-#include "host/scene_build.h"
-#include "host/scene_json.h"
+#include "host/accel/bvh_build.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/mesh_ply.h"
+#include "host/scene/scene_build.h"
+#include "host/scene/scene_json.h"
 #include "kernels/bvh8.h"
 using namespace wp;
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 #include <fstream>
-#include "host/scene_json.h"
+#include "host/scene/scene_json.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 

@@ -9,9 +9,9 @@
 #include <functional>
 #include <set>
 #include <glm/gtc/matrix_transform.hpp>
-#include "host/render.h"
-#include "host/scene_json.h"
-#include "host/scene_tungsten.h"
+#include "host/render/render.h"
+#include "host/scene/scene_json.h"
+#include "host/scene/scene_tungsten.h"
 #include "kernels/environment.h"
 #include "tests/cornell_scene.h"
 using namespace wp;

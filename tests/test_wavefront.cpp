@@ -5,10 +5,10 @@
 #include <new>
 #include <random>
 #include <set>
-#include "host/compact_host.h"
-#include "host/image_stats.h"
-#include "host/render.h"
-#include "host/scene_json.h"
+#include "host/render/compact_host.h"
+#include "host/image/image_stats.h"
+#include "host/render/render.h"
+#include "host/scene/scene_json.h"
 #include "kernels/wavefront.h"
 #include "tests/cornell_scene.h"
 using namespace wp;

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <random>
 #include <vector>
-#include "host/bvh_build.h"
+#include "host/accel/bvh_build.h"
 #include "kernels/bvh.h"
 using namespace wp;
 int main() {

@@ -6,7 +6,7 @@
 //         profiling/experiments/traversal_counts.cpp build/libwp_app.a build/libwp_host.a \
 //         -ltinyobjloader -ltinyexr -lpthread -o /tmp/traversal_counts && /tmp/traversal_counts scenes/sponza.json
 #include <cstdio>
-#include "host/scene_json.h"
+#include "host/scene/scene_json.h"
 #include "kernels/stages.h"
 using namespace wp;
 

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include "host/mesh_obj.h"
-#include "host/mesh_ply.h"
-#include "host/scene_gltf.h"
-#include "host/scene_json.h"
-#include "host/scene_tungsten.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/mesh_ply.h"
+#include "host/scene/scene_gltf.h"
+#include "host/scene/scene_json.h"
+#include "host/scene/scene_tungsten.h"
 
 using namespace wp;
 

@@ -1,5 +1,5 @@
-#include "host/scene_build.h"
-#include "host/mesh_obj.h"
+#include "host/scene/scene_build.h"
+#include "host/scene/mesh_obj.h"
 #include <algorithm>
 #include <array>
 #include <cstdlib>

@@ -4,8 +4,8 @@
 // uses them, after their bufferViews are bounds-checked. Nothing read from the file is trusted: every index,
 // count, offset and stride is checked before use and a bad one throws SceneError naming the file and the glTF
 // JSON pointer.
-#include "host/scene_gltf.h"
-#include "host/image_load.h"
+#include "host/scene/scene_gltf.h"
+#include "host/image/image_load.h"
 #include <stb/stb_image.h>
 #define TINYGLTF_IMPLEMENTATION
 #define TINYGLTF_NO_STB_IMAGE

@@ -1,9 +1,9 @@
-#include "host/scene_json.h"
-#include "host/image_load.h"
-#include "host/mesh_obj.h"
-#include "host/mesh_ply.h"
-#include "host/scene_gltf.h"
-#include "host/scene_tungsten.h"
+#include "host/scene/scene_json.h"
+#include "host/image/image_load.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/mesh_ply.h"
+#include "host/scene/scene_gltf.h"
+#include "host/scene/scene_tungsten.h"
 #include <nlohmann/json.hpp>
 #include <cctype>
 #include <cmath>

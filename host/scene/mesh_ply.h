@@ -1,7 +1,7 @@
 // Triangle meshes from PLY files (ASCII and binary little-endian), by a small reader of our own.
 #pragma once
 #include <string>
-#include "host/mesh_obj.h"
+#include "host/scene/mesh_obj.h"
 
 namespace wp {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include "host/scene_build.h"
+#include "host/scene/scene_build.h"
 #include "kernels/scene_view.h"
 
 namespace wp {
@@ -119,7 +119,7 @@ struct RenderStats {
     double mrays_per_s() const { return render_ms > 0 ? double(extension_rays + shadow_rays) / render_ms / 1e3 : 0.0; }
 };
 
-// CPU backend (all in host/render_cpu.cpp).
+// CPU backend (all in host/render/render_cpu.cpp).
 Image render_cpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
                  RenderStats* stats = nullptr);
 inline Image render_cpu_megakernel(const SceneData& scene, const RenderParams& rp, unsigned threads = 0) {
@@ -128,7 +128,7 @@ inline Image render_cpu_megakernel(const SceneData& scene, const RenderParams& r
     return render_cpu(scene, rp, Mode::Megakernel, o);
 }
 
-// GPU backend (host/render_gpu.cpp); throws where no GPU is present or built.
+// GPU backend (host/render/render_gpu.cpp); throws where no GPU is present or built.
 bool gpu_available(std::string* name = nullptr);
 Image render_gpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
                  RenderStats* stats = nullptr);

@@ -1,4 +1,4 @@
-#include "host/image_stats.h"
+#include "host/image/image_stats.h"
 #include <cmath>
 #include <cstring>
 #include <stdexcept>

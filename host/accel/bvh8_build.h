@@ -1,9 +1,9 @@
-// 8-wide compressed BVH (kernels/bvh8.h) collapsed from the binary SAH tree of host/bvh_build.h.
+// 8-wide compressed BVH (kernels/bvh8.h) collapsed from the binary SAH tree of host/accel/bvh_build.h.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "host/bvh_build.h"
+#include "host/accel/bvh_build.h"
 #include "kernels/bvh8.h"
 
 namespace wp {

@@ -1,4 +1,4 @@
-#include "host/bvh_build.h"
+#include "host/accel/bvh_build.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "host/image_load.h"
+#include "host/image/image_load.h"
 #include <stb/stb_image.h>
 #include <tinyexr.h>
 #include <cmath>

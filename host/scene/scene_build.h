@@ -1,7 +1,7 @@
 // Host-side scene assembly: shapes, materials and emission in; flat arrays, BVH and light table out.
 #pragma once
 #include <vector>
-#include "host/bvh8_build.h"
+#include "host/accel/bvh8_build.h"
 #include "kernels/scene_view.h"
 
 namespace wp {
@@ -46,7 +46,7 @@ struct TriAttr {
     bool has_normals = false;
 };
 
-struct ObjMesh;  // host/mesh_obj.h
+struct ObjMesh;  // host/scene/mesh_obj.h
 
 class SceneBuilder {
 public:

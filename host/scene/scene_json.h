@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-#include "host/scene_build.h"
+#include "host/scene/scene_build.h"
 
 namespace wp {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "host/render.h"
+#include "host/render/render.h"
 
 namespace wp {
 

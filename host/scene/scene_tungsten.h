@@ -3,8 +3,8 @@
 #pragma once
 #include <string>
 #include <nlohmann/json.hpp>
-#include "host/mesh_obj.h"
-#include "host/scene_json.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/scene_json.h"
 
 namespace wp {
 

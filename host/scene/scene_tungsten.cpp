@@ -8,8 +8,8 @@
 //  - camera: "fov" is horizontal, in degrees; the transform gives position, look_at and up;
 //  - bsdf "roughness" is the GGX alpha; "max_bounces" counts scattering events (our max_depth = max_bounces + 1);
 //  - textures: Tungsten's v runs upward (row 0 of an image is v = 1); ours runs downward, so v -> 1 - v.
-#include "host/scene_tungsten.h"
-#include "host/image_load.h"
+#include "host/scene/scene_tungsten.h"
+#include "host/image/image_load.h"
 #include <cmath>
 #include <cstring>
 #include <fstream>

@@ -1,6 +1,6 @@
 // GPU entry points of a build without CUDA: no GPU is ever available.
 #include <stdexcept>
-#include "host/render.h"
+#include "host/render/render.h"
 
 namespace wp {
 

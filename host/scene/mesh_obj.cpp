@@ -1,4 +1,4 @@
-#include "host/mesh_obj.h"
+#include "host/scene/mesh_obj.h"
 #include <tiny_obj_loader.h>
 #include <fstream>
 #include <sstream>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 #include <nlohmann/json.hpp>
-#include "host/render.h"
+#include "host/render/render.h"
 
 namespace wp {
 

@@ -1,5 +1,5 @@
-// `wavepath bench` (see host/bench.h).
-#include "host/bench.h"
+// `wavepath bench` (see host/app/bench.h).
+#include "host/app/bench.h"
 #include <cxxabi.h>
 #include <unistd.h>
 #include <algorithm>
@@ -12,8 +12,8 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
-#include "host/bvh8_build.h"
-#include "host/scene_json.h"
+#include "host/accel/bvh8_build.h"
+#include "host/scene/scene_json.h"
 
 namespace wp {
 

@@ -3,7 +3,7 @@
 // Hostile input is expected: every count is checked against the bytes left in the file before anything is
 // allocated or looped over, every read is bounds-checked, integers are assembled from bytes (no type punning,
 // no unaligned loads) and parsed without signed overflow.
-#include "host/mesh_ply.h"
+#include "host/scene/mesh_ply.h"
 #include <charconv>
 #include <cmath>
 #include <cstdio>

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include "host/cuda_check.h"
+#include "kernels/cuda_check.h"
 
 namespace wp {
 

@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include "host/bench.h"
-#include "host/image_io.h"
-#include "host/image_stats.h"
-#include "host/render.h"
-#include "host/scene_json.h"
+#include "host/app/bench.h"
+#include "host/image/image_io.h"
+#include "host/image/image_stats.h"
+#include "host/render/render.h"
+#include "host/scene/scene_json.h"
 
 using namespace wp;
 

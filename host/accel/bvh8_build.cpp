@@ -1,4 +1,4 @@
-#include "host/bvh8_build.h"
+#include "host/accel/bvh8_build.h"
 
 #include <algorithm>
 #include <array>

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <new>
 #include <thread>
-#include "host/compact_host.h"
-#include "host/render.h"
+#include "host/render/compact_host.h"
+#include "host/render/render.h"
 #include "kernels/wavefront.h"
 
 namespace wp {

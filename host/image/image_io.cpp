@@ -1,4 +1,4 @@
-#include "host/image_io.h"
+#include "host/image/image_io.h"
 #include <stb/stb_image_write.h>
 #include <tinyexr.h>
 #include <algorithm>

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 #include <vector>
-#include "host/scene_json.h"
+#include "host/scene/scene_json.h"
 
 namespace wp {
 

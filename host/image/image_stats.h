@@ -2,7 +2,7 @@
 // independent renders (different seeds) estimate the same expected image.
 #pragma once
 #include <vector>
-#include "host/render.h"
+#include "host/render/render.h"
 
 namespace wp {
 

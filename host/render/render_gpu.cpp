@@ -3,7 +3,7 @@
 // Host C++ only: the kernels are launched through the stage launchers of kernels/gpu_stages.h.
 #include <algorithm>
 #include <chrono>
-#include "host/render.h"
+#include "host/render/render.h"
 #include "kernels/gpu_stages.h"
 
 namespace wp {
