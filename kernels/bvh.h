@@ -111,8 +111,8 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
 }
 
 // Aila & Laine 2009, "Understanding the efficiency of ray traversal on GPUs": while-while traversal with
-// postponed leaves and speculative traversal, an alternative to traverse() (same contract and result; selected
-// in kernels/bvh8.h by WP_BVH2_WHILE_WHILE). The inner loop only visits nodes: a hit leaf is not intersected
+// postponed leaves and speculative traversal, the closest-hit traversal of the binary tree (same contract and result as
+// traverse(), which any-hit rays use: traverse2 in kernels/bvh8.h). The inner loop only visits nodes: a hit leaf is not intersected
 // at once but postponed (kept in a register), and a second leaf met before the first is processed waits in
 // `node` (or on the stack). The leaf loop then intersects the postponed leaves. On the GPU a ray that already
 // holds a leaf keeps traversing until every active lane of the warp holds one, so the lanes run the leaf loop

@@ -148,8 +148,9 @@ WP_HD bool occluded8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& 
     return traverse8<true>(nodes, prims, r, 0.0f, tmax).prim != kInvalid;
 }
 
-// Binary-tree traversal. Closest hit: the Aila-Laine while-while traversal (kernels/bvh.h traverse_ww) when the
-// macro WP_BVH2_WHILE_WHILE is defined and nonzero (CMake WAVEPATH_WHILE_WHILE, on by default), else traverse().
+// Binary-tree traversal. Closest hit: the Aila-Laine while-while traversal (kernels/bvh.h traverse_ww; Sponza's
+// diffuse rays 2.1x faster than traverse(), profiling/LOG.md entry 19, where the option to build without it was
+// measured and later removed).
 // Any hit: traverse_ww as well when kAnyHitWW, else traverse(), which intersects a leaf as soon as it meets one,
 // so an occluded shadow ray stops at once instead of waiting for its warp's other lanes to find leaves. The
 // wavefront's shadow kernel takes traverse() (11% faster on Cornell, 7% on the dragon, 2% on Sponza, 3% slower on
@@ -157,12 +158,8 @@ WP_HD bool occluded8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& 
 // inlined the megakernel was 3% slower on Sponza and the dragon): profiling/LOG.md entry 25. Same hits either way.
 template <bool kAnyHit, bool kAnyHitWW = false>
 WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
-#if defined(WP_BVH2_WHILE_WHILE) && WP_BVH2_WHILE_WHILE
     if constexpr (!kAnyHit || kAnyHitWW) return traverse_ww<kAnyHit>(s, r, tmin, tmax);
     else return traverse<true>(s, r, tmin, tmax);
-#else
-    return traverse<kAnyHit>(s, r, tmin, tmax);
-#endif
 }
 
 // The scene's tree. W = 0: whichever width it was built with (SceneView: nodes8 set means the wide tree), tested at

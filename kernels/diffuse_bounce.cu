@@ -1,10 +1,11 @@
 // diffuse_bounce: the ray-cast-only benchmark's second pass (first hits -> diffuse bounce rays).
 #include "kernels/gpu_stages.h"
+#include "kernels/wavefront.h"
 
 namespace wp {
 
 __global__ void diffuse_bounce(SceneView s, RenderParams rp, WavefrontQueues q, uint32_t n) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) stage::diffuse_bounce(s, rp, q, i);
 }
 

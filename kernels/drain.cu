@@ -4,6 +4,7 @@
 // (kernels/persistent.h): a lane whose path ends takes the next queued one.
 #include "kernels/gpu_stages.h"
 #include "kernels/persistent.h"
+#include "kernels/wavefront.h"
 
 namespace wp {
 
@@ -24,7 +25,7 @@ __global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmVie
     };
     run_paths_persistent<W>(
         s, rp, film, n, FetchCounters{q.counters + kFetch, q.counters + kFetchDone},
-        [&](uint32_t i) { return unpack(q.paths.load(q.slot(i))); }, stats, ext, shadow);
+        [&](uint32_t i) { return q.paths.load(i); }, stats, ext, shadow);
     // one atomic per warp and counter
     ext = __reduce_add_sync(kFullWarp, ext);
     shadow = __reduce_add_sync(kFullWarp, shadow);

@@ -1,10 +1,13 @@
 // Host-side launchers of the GPU kernels, one per stage (kernels/<stage>.cu). Each launches its kernel
-// through the Launcher under the stage's name: file, kernel symbol, NVTX range and timing row agree.
+// through the Launcher under the stage's name: file, kernel symbol, NVTX range and timing row agree (the CUB
+// stages, compact_select and sort_materials, are rows and ranges around CUB's own kernels).
 // Plain C++: the drivers in host/render/render_gpu.cpp are compiled by the host compiler.
 #pragma once
+#include "kernels/film.h"
+#include "kernels/kernel_attr.h"
 #include "kernels/launch.h"
-#include "host/render/render.h"
-#include "kernels/wavefront.h"
+#include "kernels/scene_view.h"
+#include "queues/wavefront_queues.h"
 
 namespace wp {
 
@@ -39,42 +42,30 @@ void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, 
 // generate: camera paths of samples [first_index, first_index + n) into slots [first_slot, first_slot + n).
 void launch_generate(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
                      uint32_t first_slot, uint64_t first_index, uint32_t n);
-// prepare: one thread; writes the previous iteration's record (rec, mapped host memory; may be null) and this
-// iteration's counts (it) from the previous compaction; cap 0 writes the record only.
-void launch_prepare(Launcher& L, const WavefrontQueues& q, IterCounts* it, IterRecord* rec, unsigned long long* next,
-                    uint32_t cap, uint64_t total);
-// With q.iter set, generate/extend/shade/compaction take their counts from the device and n is an upper bound.
-// extend: closest hits of paths [0, n) (timed under `name`: the ray-cast benchmark names its two passes).
-void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n, const char* name = "extend");
+// extend: closest hits of paths [0, n): persistent with refill on a binary tree when q.refill > 0, one thread per
+// ray otherwise (the same kernel template, extend<W, kPersistent>).
+void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n);
 // diffuse_bounce: paths [0, n) with their hits become diffuse bounce rays (ray-cast benchmark).
 void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t n);
-// sort_materials: radix sort of the n material keys (kMaterialKeyBits bits), carrying q.order_iota into order.
+// sort_materials: radix sort of the n material keys (kMaterialKeyBits bits), carrying q.order_iota into q.order.
 size_t sort_materials_temp_bytes(uint32_t capacity);
-void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* keys_out,
-                           uint32_t* order, uint32_t n);
-// shade: paths [0, n) (in q.order when set); pushes shadow rays onto q.shadow.
+void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t n);
+// shade: paths [0, n) (in q.order when set); pushes shadow rays onto q.shadow, live paths onto q.next (push) or
+// flags them (select).
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                   uint32_t n);
 // shadow: the q.counters[kShadowCount] shadow rays, launched over an upper bound n_max.
 void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t n_max);
-// compaction: compact_select (CUB DeviceSelect::Flagged of the indices whose alive flag is set, count to
-// q.counters[kLiveCount]) then compact (gather of the selected paths into `out`).
+// select compaction of paths [0, n): compact_select (CUB DeviceSelect::Flagged of the indices whose alive flag is
+// set, into q.selected, count to q.counters[kLiveCount]) then compact (gather of the selected paths into q.next).
 size_t compact_temp_bytes(uint32_t capacity);
-void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* selected,
-                    const PathSoA& out, uint32_t n);
-
+void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t n);
 // drain: paths [0, n) of q.paths each run to its end by one thread (the wavefront's tail); adds (extension, shadow)
 // ray counts to rays[0..1].
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays);
 
-// index compaction: slots[i] = i for i < n (once per render: every slot free), then per iteration the CUB
-// partition of q.slots[0, n) by q.alive into out: live slots first, in order (count to q.counters[kLiveCount]),
-// then the freed ones in reverse order. compact_temp_bytes covers both CUB calls.
-void launch_init_slots(Launcher& L, uint32_t* slots, uint32_t n);
-void launch_partition(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* out, uint32_t n);
-
-// KernelAttr (host/render/render.h): static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
+// Static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
     KernelAttr a;
@@ -92,17 +83,15 @@ inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
     a.occupancy = max_threads ? double(a.blocks_per_sm * block) / max_threads : 0.0;
     return a;
 }
-// One per kernel file: megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain. The tracing kernels
-// are compiled once per tree width: width picks the instance (2 or 8).
+// One per kernel file. The tracing kernels are compiled once per tree width: width picks the instance (2 or 8);
+// extend's also by refill (persistent or not), as launch_extend picks it.
 KernelAttr attr_megakernel(int width);
 KernelAttr attr_generate();
-KernelAttr attr_extend(int width);
+KernelAttr attr_extend(int width, uint32_t refill);
 KernelAttr attr_shade();
 KernelAttr attr_shadow(int width);
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
 KernelAttr attr_drain(int width);
-// The persistent extend kernel (binary tree; kernels/persistent.h), reported as extend_persistent.
-KernelAttr attr_extend_persistent();
 
 }  // namespace wp

@@ -114,15 +114,7 @@ private:
         record(open_.b);
         pending_.push_back(open_);
     }
-    // While the stream is captured into a CUDA graph the record becomes an event-record node of the graph
-    // (cudaEventRecordExternal), which records the event each time the graph runs: the table then times the
-    // kernels of graph launches too.
-    void record(cudaEvent_t e) {
-        cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-        WP_CUDA(cudaStreamIsCapturing(stream_, &cs));
-        WP_CUDA(cudaEventRecordWithFlags(e, stream_,
-                                         cs == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
-    }
+    void record(cudaEvent_t e) { WP_CUDA(cudaEventRecord(e, stream_)); }
     template <class Tuple, size_t... I>
     void launch_tuple(const void* k, dim3 grid, dim3 block, Tuple& t, std::index_sequence<I...>) {
         void* argv[] = {static_cast<void*>(&std::get<I>(t))...};

@@ -4,6 +4,7 @@
 // each taking 32 consecutive samples at a time from a counter.
 #include "kernels/gpu_stages.h"
 #include "kernels/persistent.h"
+#include "kernels/stages.h"
 
 namespace wp {
 

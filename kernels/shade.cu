@@ -3,12 +3,12 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "kernels/gpu_stages.h"
+#include "kernels/wavefront.h"
 
 namespace wp {
 
 __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t m = q.iter ? q.iter->n : n;  // n: the launch bound
     // The depth histograms are counted per block in shared memory and added to the global ones once per block and
     // bin: a global atomic per warp and bin on a handful of addresses cost the kernel (LOG entry 30).
     __shared__ unsigned long long hist[2 * kStatDepths];
@@ -21,7 +21,7 @@ __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView fil
     }
     // one inlined copy of the stage body whatever the compaction, so both round alike (same image bit for bit)
     PathState p;
-    const bool alive = i < m && stage::shade_item(s, rp, film, qb, i, p);
+    const bool alive = i < n && stage::shade_item(s, rp, film, qb, i, p);
     if (q.push) {
         // Compaction by push: the block's live paths, numbered by a CUB block scan, go to consecutive slots of the
         // next queue that one atomic per block reserves (their order within the block kept).
@@ -32,11 +32,9 @@ __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView fil
         Scan(scan).ExclusiveSum(alive ? 1u : 0u, rank, count);
         if (threadIdx.x == 0 && count > 0) base = atomicAdd(&q.counters[kLiveCount], count);
         __syncthreads();
-        if (alive) q.next.store(base + rank, pack(p));
-    } else if (i < m) {
+        if (alive) q.next.store(base + rank, p);
+    } else if (i < n) {
         stage::shade_store_in_place(q, i, alive, p);
-    } else if (i < n) {  // dead slot within the bound: not selected by the compaction over the bound
-        q.alive[q.order ? q.order[i] : i] = 0;
     }
     if (q.paths_at_depth) {
         __syncthreads();
@@ -58,11 +56,10 @@ size_t sort_materials_temp_bytes(uint32_t capacity) {
     return bytes;
 }
 
-void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t* keys_out,
-                           uint32_t* order, uint32_t n) {
+void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t n) {
     L.region("sort_materials", [&] {
-        WP_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, q.material_key, keys_out, q.order_iota, order, n, 0,
-                                                kMaterialKeyBits, L.stream()));
+        WP_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, q.material_key, q.keys_sorted, q.order_iota, q.order,
+                                                n, 0, kMaterialKeyBits, L.stream()));
     });
 }
 

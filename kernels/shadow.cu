@@ -1,12 +1,13 @@
 // shadow: any-hit occlusion of the shadow queue; unoccluded contributions go to the film.
 #include "kernels/gpu_stages.h"
+#include "kernels/wavefront.h"
 
 namespace wp {
 
 // Launched over an upper bound of the queue's length; the length itself is on the device.
 template <int W>
 __global__ void WP_TRAVERSAL_BOUNDS shadow(SceneView s, FilmView film, WavefrontQueues q, uint32_t n_max) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n_max && i < q.counters[kShadowCount]) stage::shadow<W>(s, film, q, i);
 }
 

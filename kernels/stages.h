@@ -1,4 +1,4 @@
-// The per-item stage bodies. The wavefront launchers run each over a queue; the megakernel and the
+// The per-path stage bodies (PathState and ShadowRay are the queue records of queues/path_queue.h). The wavefront launchers run each over a queue; the megakernel and the
 // CPU loop call them in sequence for one path. Same code, different scheduling.
 #pragma once
 #include "bvh8.h"
@@ -6,26 +6,9 @@
 #include "lights.h"
 #include "rng.h"
 #include "texture.h"
+#include "queues/path_queue.h"
 
 namespace wp {
-
-enum PathFlags : uint32_t { kPrevDelta = 1u };
-
-struct PathState {
-    Ray ray;
-    vec3 beta;
-    uint32_t pixel, sample;
-    uint32_t depth;  // segments traced before the current ray
-    float pdf_prev;  // solid-angle pdf of the BSDF sample that made the current ray
-    uint32_t flags;
-};
-
-struct ShadowRay {
-    Ray ray;
-    float tmax;
-    vec3 contrib;
-    uint32_t pixel;
-};
 
 // Material parameters at a surface point, textures applied. A normal map replaces sp.ns (kept on ng's side);
 // a principled material's emission (factor times texture) is returned in `emitted`.
@@ -134,7 +117,8 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
         o = o + l.x * c.right + l.y * c.up;
         d = glm::normalize(focus - o);
     }
-    p.ray = Ray{o, d};
+    p.origin = o;
+    p.dir = d;
     p.beta = vec3(1.0f);
     p.depth = 0;
     p.pdf_prev = 0.0f;
@@ -146,7 +130,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
 // see intersect_closest).
 template <int W = 0>
 WP_HD Hit extend_path(const SceneView& s, const PathState& p) {
-    return intersect_closest<W>(s, p.ray);
+    return intersect_closest<W>(s, path_ray(p));
 }
 
 // shade: emission with MIS, one light sample (returned as a shadow ray), BSDF sampling, roulette.
@@ -158,21 +142,21 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
-        vec3 Le = env_radiance(s.env, p.ray.d);
+        vec3 Le = env_radiance(s.env, p.dir);
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
-            float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, env_pdf(s.env, p.ray.d));
+            float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, env_pdf(s.env, p.dir));
             film_add(film, p.pixel, p.beta * Le * w);
         }
         return false;
     }
     const U4 info = load4(&s.prims.info[h.prim]);  // with the geometry: one round trip for both
-    SurfacePoint sp = surface_point(s.prims, h, p.ray, info);
-    vec3 wo = -p.ray.d;
+    SurfacePoint sp = surface_point(s.prims, h, path_ray(p), info);
+    vec3 wo = -p.dir;
     if (info.z != kInvalid) {
         const Light& L = s.lights[info.z];
         vec3 Le = light_emitted(L, sp.ng, wo);
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
-            float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, light_pdf(s, info.z, p.ray.o, sp.p, sp.ng));
+            float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, light_pdf(s, info.z, p.origin, sp.p, sp.ng));
             film_add(film, p.pixel, p.beta * Le * w);
         }
     }
@@ -205,7 +189,8 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
                 if (fv.x > 0.0f || fv.y > 0.0f || fv.z > 0.0f) {
                     float w = power_heuristic(ls.pdf, bpdf);
                     sh.contrib = p.beta * fv * (fabsf(wi_l.z) * w / ls.pdf) * ls.Le;
-                    sh.ray = Ray{offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng), ls.wi};
+                    sh.origin = offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng);
+                    sh.dir = ls.wi;
                     sh.tmax = ls.dist * (1.0f - 1e-4f);
                     sh.pixel = p.pixel;
                     has_shadow = true;
@@ -223,7 +208,8 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     p.beta *= bs.f * (fabsf(bs.wi.z) / bs.pdf);
     p.pdf_prev = bs.pdf;
     p.flags = bs.delta ? kPrevDelta : 0u;
-    p.ray = Ray{offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng), wi};
+    p.origin = offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng);
+    p.dir = wi;
     p.depth = nseg;
     if (nseg >= rp.rr_depth) {
         float q = glm::max(0.05f, 1.0f - max_comp(p.beta));
@@ -237,7 +223,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 // kAnyHitWW: occlusion by the while-while traversal (the megakernel's choice, see traverse2 in bvh8.h).
 template <int W = 0, bool kAnyHitWW = false>
 WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRay& sh) {
-    if (!occluded<W, kAnyHitWW>(s, sh.ray, sh.tmax)) film_add(film, sh.pixel, sh.contrib);
+    if (!occluded<W, kAnyHitWW>(s, shadow_ray(sh), sh.tmax)) film_add(film, sh.pixel, sh.contrib);
 }
 
 // No per-segment statistics (the megakernel's paths).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "host/scene/scene_build.h"
+#include "kernels/kernel_attr.h"
 #include "kernels/scene_view.h"
 
 namespace wp {
@@ -34,32 +35,22 @@ inline const char* mode_name(Mode m) { return m == Mode::Megakernel ? "megakerne
 // The GPU wavefront's default queue: 8M paths (~1.4 GB with the compaction's buffers). 4M until profiling/LOG.md
 // entry 41, where 8M measured 2-5% faster on four of the five benchmark scenes (fewer iterations, fuller launches).
 constexpr uint32_t kDefaultGpuCapacity = 1u << 23;
+// The CPU wavefront's default queue (and the CPU ray-cast benchmark's): 64K paths.
+constexpr uint32_t kDefaultCpuCapacity = 1u << 16;
 
 struct RenderOptions {
     unsigned threads = 0;         // CPU threads; 0 = all cores
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU kDefaultGpuCapacity within free
-                                  // memory, CPU 64K)
+                                  // memory, CPU kDefaultCpuCapacity)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
-    // wavefront compaction by slot indices: the paths stay in their slots and CUB DevicePartition splits the slot
-    // list (freed slots take the new camera paths), instead of moving the live paths (push_compaction below, or the
-    // select and gather); measured slower: the scattered slots cost shade and generate more than the moves they save
-    // (profiling/LOG.md entry 18). Synchronised schedule only; takes precedence over push_compaction.
-    bool index_compaction = false;
     // Wavefront tail: once every camera path is generated and at most this many paths are live, they are run to
     // their ends in one drain kernel (the megakernel's persistent loop over the same stage functions) instead of one
-    // launch sequence per bounce. 0: never. The pipelined schedule starts it two iterations after the count is low.
+    // launch sequence per bounce. 0: never.
     uint32_t drain_below = kDefaultDrainBelow;
     static constexpr uint32_t kDefaultDrainBelow = 1u << 18;
-    // GPU: keep the BVH nodes resident in L2 (an access policy window over the node array, persisting set-aside
-    // sized to it)
-    bool l2_persist = false;
-    // GPU wavefront: keep the iteration counts on the device and launch over bounds, no host round trip per
-    // iteration (profiling/LOG.md entries 2, 32)
-    bool pipelined = false;
     // wavefront compaction (default): shade packs the live paths into the next queue (GPU: a CUB block scan numbers
     // each block's live paths, one atomic per block reserves their slots; CPU: one atomic per path). false: the CUB
     // select and gather kernels (compact_select, compact), 3-9% slower frames (profiling/LOG.md entry 27).
-    // index_compaction takes precedence.
     bool push_compaction = true;
     // GPU, binary tree: extend runs as a persistent kernel whose warps refill their idle lanes with new rays once
     // this many (1-32) are idle (kernels/persistent.h); 0: one thread per ray. profiling/LOG.md entry 26.
@@ -69,10 +60,6 @@ struct RenderOptions {
     bool queue_stats = true;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
     bool kernel_timing = true;
-    // GPU wavefront, synchronised schedule: each iteration's launch sequence is captured as a CUDA graph and
-    // launched with one call; off by default: the capture and update cost the host more than the launches they
-    // replace (4-8% slower frames, profiling/LOG.md entry 11)
-    bool graphs = false;
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the
@@ -102,7 +89,6 @@ struct IterationStat {
 };
 struct RenderStats {
     std::string backend, device;
-    uint32_t graph_instantiations = 0;  // GPU wavefront with graphs: executable graphs built (the rest were updates)
     Mode mode = Mode::Megakernel;
     double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
     double setup_ms = 0.0;   // GPU: the schedule's setup before its first launch (queue allocation), host clock
@@ -146,14 +132,6 @@ struct RaycastStats {
 RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt = {});
 RaycastStats raycast_gpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt = {});
 
-// Static resources and theoretical occupancy of a GPU kernel at its launch block size.
-struct KernelAttr {
-    std::string name;
-    int block = 0, registers = 0;
-    size_t local_bytes = 0, shared_bytes = 0;  // per thread (stack + spills), per block
-    int blocks_per_sm = 0;
-    double occupancy = 0.0;  // resident warps / the SM's maximum (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
-};
 // Every wavepath kernel on the current GPU; empty without a GPU. The tracing kernels (megakernel, extend, shadow)
 // are compiled once per tree width: bvh_width (2 or 8) picks the instances reported.
 std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width);

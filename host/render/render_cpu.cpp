@@ -4,10 +4,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <thread>
-#include "host/render/compact_host.h"
 #include "host/render/render.h"
+#include "host/render/wavefront_loop.h"
 #include "kernels/wavefront.h"
 
 namespace wp {
@@ -50,19 +51,33 @@ struct HostFilm {
     }
 };
 
-// 16-byte aligned host arrays for the queues' fields, freed together.
-struct HostArrays {
-    std::vector<void*> owned;
-    template <class SoA>
-    void allocate(SoA& q, size_t n) {
-        q.visit([&](void** p, size_t bytes, const char*) {
-            *p = ::operator new(bytes * n, std::align_val_t(16));
-            owned.push_back(*p);
-        });
+// 16-byte aligned host arrays, freed together (the queues' arena: queues/wavefront_queues.h).
+class HostArena {
+public:
+    HostArena() = default;
+    HostArena(const HostArena&) = delete;
+    ~HostArena() {
+        for (void* p : owned_) ::operator delete(p, std::align_val_t(16));
     }
-    ~HostArrays() {
-        for (void* p : owned) ::operator delete(p, std::align_val_t(16));
+    template <class T>
+    T* alloc(size_t n) {
+        if (n == 0) return nullptr;
+        void* p = ::operator new(n * sizeof(T), std::align_val_t(16));
+        owned_.push_back(p);
+        bytes_ += n * sizeof(T);
+        return static_cast<T*>(p);
     }
+    template <class T>
+    T* zeroed(size_t n) {
+        T* p = alloc<T>(n);
+        if (p) std::memset(p, 0, n * sizeof(T));
+        return p;
+    }
+    size_t bytes() const { return bytes_; }
+
+private:
+    std::vector<void*> owned_;
+    size_t bytes_ = 0;
 };
 
 class StageTimer {
@@ -113,126 +128,81 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
     return film.image(rp, done);
 }
 
+// The wavefront's stages on CPU threads (the backend of wavefront_render, host/render/wavefront_loop.h): each a
+// parallel loop of the stage body over the queue, timed under the stage's name.
+struct CpuStages {
+    const SceneView& s;
+    const RenderParams& rp;
+    const FilmView& film;
+    WavefrontQueues& q;
+    unsigned threads;
+    StageTimer& timer;
+
+    template <class F>
+    void each(const char* name, uint64_t n, uint64_t chunk, F&& f) {
+        timer.run(name, [&] { parallel_for(n, threads, f, chunk); });
+    }
+    void generate(uint32_t first_slot, uint64_t first, uint32_t n) {
+        each("generate", n, 256, [&](uint64_t i) { stage::generate(s, rp, q, first_slot + uint32_t(i), first + i); });
+    }
+    void clear_counts() { q.counters[kShadowCount] = q.counters[kLiveCount] = 0; }
+    void extend(uint32_t n) { each("extend", n, 64, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }); }
+    void sort_materials(uint32_t n) {
+        timer.run("sort_materials", [&] {  // counting sort by key: stable, like CUB's radix sort
+            uint32_t count[(1u << kMaterialKeyBits) + 1] = {};
+            for (uint32_t i = 0; i < n; ++i) count[q.material_key[i] + 1]++;
+            for (uint32_t k = 1; k <= (1u << kMaterialKeyBits); ++k) count[k] += count[k - 1];
+            for (uint32_t i = 0; i < n; ++i) q.order[count[q.material_key[i]]++] = q.order_iota[i];
+        });
+    }
+    void shade(uint32_t n) { each("shade", n, 256, [&](uint64_t i) { stage::shade(s, rp, film, q, uint32_t(i)); }); }
+    void shadow(uint32_t) {
+        each("shadow", q.counters[kShadowCount], 64, [&](uint64_t i) { stage::shadow(s, film, q, uint32_t(i)); });
+    }
+    void compact(uint32_t n) {
+        timer.run("compact_select", [&] {  // the CPU's CUB DeviceSelect::Flagged: the live indices, in order
+            uint32_t m = 0;
+            for (uint32_t i = 0; i < n; ++i)
+                if (q.alive[i]) q.selected[m++] = i;
+            q.counters[kLiveCount] = m;
+        });
+        each("compact", q.counters[kLiveCount], 1024, [&](uint64_t i) { stage::compact(q, uint32_t(i)); });
+    }
+    IterationCounts counts() const { return IterationCounts{q.counters[kShadowCount], q.counters[kLiveCount]}; }
+    DrainRays drain(uint32_t n) {
+        std::atomic<uint64_t> ext{0}, shadow{0};
+        each("drain", n, 16, [&](uint64_t i) {
+            uint64_t r = stage::drain(s, rp, film, q, uint32_t(i));
+            ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
+            shadow.fetch_add(r >> 32, std::memory_order_relaxed);
+        });
+        return DrainRays{ext, shadow};
+    }
+};
+
 Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
                     RenderStats& st) {
     HostFilm film(rp.num_pixels());
     FilmView fv = film.view();
-    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
-    uint32_t cap = opt.capacity ? opt.capacity : (1u << 16);
-    cap = uint32_t(std::min<uint64_t>(cap, std::max<uint64_t>(total, 1)));
-    st.capacity = cap;
+    const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    QueueConfig qc;
+    qc.capacity = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
+    qc.sort_materials = opt.sort_materials;
+    qc.push = opt.push_compaction;
+    qc.stats = opt.queue_stats;
+    HostArena arena;
+    WavefrontQueues q = allocate_queues(arena, qc);
+    st.capacity = qc.capacity;
     st.sorted = opt.sort_materials;
-
-    // index compaction (an option, taking precedence over push): paths stay in their slots, the slot lists are
-    // partitioned
-    const bool by_index = opt.index_compaction;
-    st.index_compaction = by_index;
-    HostArrays mem;
-    PathSoA paths[2];
-    mem.allocate(paths[0], cap);
-    if (by_index) paths[1] = paths[0];
-    else mem.allocate(paths[1], cap);
-    std::vector<uint32_t> slot_list[2];
-    if (by_index) {
-        slot_list[0].resize(cap);
-        slot_list[1].resize(cap);
-        for (uint32_t i = 0; i < cap; ++i) slot_list[0][i] = i;  // every slot free
-    }
-    WavefrontQueues q;
-    mem.allocate(q.hits, cap);
-    mem.allocate(q.shadow, cap);
-    std::vector<uint8_t> alive(cap);
-    std::vector<uint32_t> selected(cap), key(cap), iota(cap), order(cap);
-    uint32_t counters[kNumCounters] = {0, 0};
-    std::vector<unsigned long long> pd(kStatDepths, 0), sd(kStatDepths, 0);
-    q.alive = alive.data();
-    q.counters = counters;
-    q.paths_at_depth = opt.queue_stats ? pd.data() : nullptr;
-    q.shadow_at_depth = opt.queue_stats ? sd.data() : nullptr;
-    if (opt.sort_materials) {
-        q.material_key = key.data();
-        q.order_iota = iota.data();
-    }
     StageTimer timer(st.kernels);
-    int cur = 0;
-    uint32_t live = 0;
-    uint64_t next = 0;
-    while (live > 0 || next < total) {
-        q.paths = paths[cur];
-        q.slots = by_index ? slot_list[cur].data() : nullptr;
-        IterationStat it;
-        if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
-        if (next >= total && live > 0 && live <= opt.drain_below) {  // the tail: each path to its end at once
-            std::atomic<uint64_t> ext{0}, shadow{0};
-            timer.run("drain", [&] {
-                parallel_for(live, threads, [&](uint64_t i) {
-                    uint64_t r = stage::drain(s, rp, fv, q, uint32_t(i));
-                    ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
-                    shadow.fetch_add(r >> 32, std::memory_order_relaxed);
-                }, 16);
-            });
-            st.drained = live;
-            st.extension_rays += ext;
-            st.shadow_rays += shadow;
-            live = 0;
-            if (opt.progress) opt.progress(next, total);
-            break;
-        }
-        it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
-        uint32_t base = live;
-        uint64_t first = next;
-        timer.run("generate", [&] {
-            parallel_for(it.generated, threads, [&](uint64_t i) { stage::generate(s, rp, q, base + uint32_t(i), first + i); });
-        });
-        next += it.generated;
-        uint32_t n = live + it.generated;
-        if (n == 0) break;
-        it.extended = n;
-        timer.run("extend", [&] { parallel_for(n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
-        q.order = nullptr;
-        if (opt.sort_materials) {
-            timer.run("sort_materials", [&] {  // counting sort by key: stable, like CUB's radix sort
-                uint32_t count[(1u << kMaterialKeyBits) + 1] = {};
-                for (uint32_t i = 0; i < n; ++i) count[key[i] + 1]++;
-                for (uint32_t k = 1; k <= (1u << kMaterialKeyBits); ++k) count[k] += count[k - 1];
-                for (uint32_t i = 0; i < n; ++i) order[count[key[i]]++] = iota[i];
-            });
-            q.order = order.data();
-        }
-        counters[kShadowCount] = 0;
-        q.push = opt.push_compaction && !by_index;
-        q.next = paths[1 - cur];
-        if (q.push) counters[kLiveCount] = 0;
-        timer.run("shade", [&] { parallel_for(n, threads, [&](uint64_t i) { stage::shade(s, rp, fv, q, uint32_t(i)); }); });
-        it.shadow = counters[kShadowCount];
-        timer.run("shadow", [&] { parallel_for(it.shadow, threads, [&](uint64_t i) { stage::shadow(s, fv, q, uint32_t(i)); }, 64); });
-        if (q.push) {
-            live = counters[kLiveCount];
-        } else if (by_index) {  // live slots first, then the freed ones the next generate fills
-            timer.run("compact_partition",
-                      [&] { live = partition_flagged(q.slots, alive.data(), n, slot_list[1 - cur].data()); });
-        } else {
-            timer.run("compact_select", [&] { live = select_flagged(alive.data(), n, selected.data()); });
-            const PathSoA& in = paths[cur];
-            const PathSoA& out = paths[1 - cur];
-            timer.run("compact", [&] {
-                parallel_for(live, threads, [&](uint64_t i) { stage::compact(out, in, selected.data(), uint32_t(i)); }, 1024);
-            });
-        }
-        cur = 1 - cur;
-        it.live = live;
-        st.iterations.push_back(it);
-        st.extension_rays += n;
-        st.shadow_rays += it.shadow;
-        if (opt.progress) opt.progress(next - live, total);
-    }
+    CpuStages x{s, rp, fv, q, threads, timer};
+    const uint64_t done = wavefront_render(x, rp, opt, samples_lights(s, rp), st);
     if (opt.queue_stats) {
-        st.paths_at_depth = pd;
-        st.shadow_at_depth = sd;
+        st.paths_at_depth.assign(q.paths_at_depth, q.paths_at_depth + kStatDepths);
+        st.shadow_at_depth.assign(q.shadow_at_depth, q.shadow_at_depth + kStatDepths);
     }
-    st.device_bytes = uint64_t(cap) * (2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
-                                       1 + 4 * 4);
-    return film.image(rp, next);
+    st.device_bytes = arena.bytes();
+    return film.image(rp, done);
 }
 
 }  // namespace
@@ -243,35 +213,34 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
     st.backend = "cpu";
     st.device = std::to_string(threads) + " threads";
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
-    uint32_t cap = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : (1u << 16), std::max<uint64_t>(total, 1)));
-    HostArrays mem;
-    PathSoA paths[2];
-    mem.allocate(paths[0], cap);
-    mem.allocate(paths[1], cap);
-    WavefrontQueues q;
-    mem.allocate(q.hits, cap);
-    std::vector<uint8_t> alive(cap);
-    std::vector<uint32_t> selected(cap);
-    q.alive = alive.data();
-    std::vector<KernelRow> rows;
-    StageTimer timer(rows);
+    QueueConfig qc;
+    qc.capacity = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
+    qc.push = false;  // alive flags and the selection
+    HostArena arena;
+    WavefrontQueues q = allocate_queues(arena, qc);
+    const uint32_t cap = qc.capacity;
+    std::vector<KernelRow> primary_rows, diffuse_rows;  // the two passes' extend, timed apart
+    StageTimer primary(primary_rows), diffuse(diffuse_rows);
     for (uint64_t next = 0; next < total;) {
         uint32_t n = uint32_t(std::min<uint64_t>(cap, total - next));
-        q.paths = paths[0];
         parallel_for(n, threads, [&](uint64_t i) { stage::generate(s, rp, q, uint32_t(i), next + i); });
-        timer.run("raycast_primary",
-                  [&] { parallel_for(n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        primary.run("extend",
+                    [&] { parallel_for(n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
         parallel_for(n, threads, [&](uint64_t i) { stage::diffuse_bounce(s, rp, q, uint32_t(i)); });
-        uint32_t live = select_flagged(alive.data(), n, selected.data());
-        parallel_for(live, threads, [&](uint64_t i) { stage::compact(paths[1], paths[0], selected.data(), uint32_t(i)); });
-        q.paths = paths[1];
-        timer.run("raycast_diffuse",
-                  [&] { parallel_for(live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        uint32_t live = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            if (q.alive[i]) q.selected[live++] = i;
+        parallel_for(live, threads, [&](uint64_t i) { stage::compact(q, uint32_t(i)); });
+        q.swap();
+        diffuse.run("extend",
+                    [&] { parallel_for(live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        q.swap();
         st.primary_rays += n;
         st.diffuse_rays += live;
         next += n;
     }
-    for (const KernelRow& r : rows) (r.name == "raycast_primary" ? st.primary_ms : st.diffuse_ms) = r.ms;
+    for (const KernelRow& r : primary_rows) st.primary_ms += r.ms;
+    for (const KernelRow& r : diffuse_rows) st.diffuse_ms += r.ms;
     return st;
 }
 

@@ -1,9 +1,10 @@
-// GPU backend drivers: scene and film upload, the megakernel schedule, and the wavefront schedule
-// (generate -> extend -> [sort_materials] -> shade -> shadow -> compact_select -> compact, with regeneration).
+// GPU backend drivers: scene and film upload, the megakernel schedule, and the wavefront schedule (the loop of
+// host/render/wavefront_loop.h over CUDA launches), and the ray-cast benchmark.
 // Host C++ only: the kernels are launched through the stage launchers of kernels/gpu_stages.h.
 #include <algorithm>
 #include <chrono>
 #include "host/render/render.h"
+#include "host/render/wavefront_loop.h"
 #include "kernels/gpu_stages.h"
 
 namespace wp {
@@ -40,14 +41,16 @@ public:
         return static_cast<T*>(d);
     }
     template <class T>
+    T* zeroed(size_t n) {
+        T* d = alloc<T>(n);
+        if (d) WP_CUDA(cudaMemset(d, 0, n * sizeof(T)));
+        return d;
+    }
+    template <class T>
     const T* upload(const std::vector<T>& v) {
         T* d = alloc<T>(v.size());
         if (d) WP_CUDA(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
         return d;
-    }
-    template <class SoA>
-    void allocate(SoA& q, size_t n) {
-        q.visit([&](void** p, size_t bytes, const char*) { *p = alloc<unsigned char>(bytes * n); });
     }
 
     size_t bytes() const { return bytes_; }
@@ -57,8 +60,8 @@ private:
     size_t bytes_ = 0;
 };
 
-// NVTX range for the scope: "render" around a render, "batch" per megakernel launch, "bounce" per wavefront
-// iteration; the stage ranges (the kernels' names) nest inside, opened by the Launcher.
+// NVTX range for the scope: "render" around a render, "raycast" around the ray-cast benchmark, "batch" per
+// megakernel launch; the stage ranges (the kernels' names) nest inside, opened by the Launcher.
 struct NvtxRange {
     explicit NvtxRange(const char* name) { nvtxRangePushA(name); }
     ~NvtxRange() { nvtxRangePop(); }
@@ -117,46 +120,12 @@ struct Stream {
     Stream() { WP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
     ~Stream() { cudaStreamDestroy(s); }
 };
-// L2 persistence for the tree (RenderOptions::l2_persist): an access policy window over the scene's node array
-// (binary or wide) on the render's stream, with the persisting L2 set-aside sized to it (capped at the device's
-// maximum). The set-aside is a limit of this process's context; the destructor resets the persisting lines and gives
-// the set-aside back.
-class L2Window {
-public:
-    L2Window(bool on, cudaStream_t s, const SceneData& sd, const SceneView& view) : s_(s) {
-        const void* base = view.nodes8 ? static_cast<const void*>(view.nodes8) : view.nodes;
-        const size_t bytes = view.nodes8 ? sd.nodes8.size() * sizeof(BVH8Node) : sd.nodes.size() * sizeof(BVHNode);
-        if (!on || !base || bytes == 0) return;
-        int dev = 0, max_persist = 0, max_window = 0;
-        WP_CUDA(cudaGetDevice(&dev));
-        WP_CUDA(cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, dev));
-        WP_CUDA(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, dev));
-        if (max_persist <= 0 || max_window <= 0) return;  // no persisting L2 on this device
-        size_t window = std::min(bytes, size_t(max_window));
-        size_t setaside = std::min(window, size_t(max_persist));
-        WP_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, setaside));
-        cudaStreamAttrValue v{};
-        v.accessPolicyWindow.base_ptr = const_cast<void*>(base);
-        v.accessPolicyWindow.num_bytes = window;
-        v.accessPolicyWindow.hitRatio = float(double(setaside) / double(window));
-        v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-        v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-        WP_CUDA(cudaStreamSetAttribute(s_, cudaStreamAttributeAccessPolicyWindow, &v));
-        on_ = true;
-    }
-    L2Window(const L2Window&) = delete;
-    ~L2Window() {
-        if (!on_) return;
-        cudaStreamAttrValue v{};
-        v.accessPolicyWindow.num_bytes = 0;
-        cudaStreamSetAttribute(s_, cudaStreamAttributeAccessPolicyWindow, &v);
-        cudaCtxResetPersistingL2Cache();
-        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
-    }
-
-private:
-    cudaStream_t s_;
-    bool on_ = false;
+// Pinned host words for the queue counters' read-back.
+struct PinnedCounters {
+    uint32_t* p = nullptr;
+    PinnedCounters() { WP_CUDA(cudaMallocHost(&p, kNumCounters * sizeof(uint32_t))); }
+    PinnedCounters(const PinnedCounters&) = delete;
+    ~PinnedCounters() { cudaFreeHost(p); }
 };
 
 struct Event {
@@ -164,65 +133,6 @@ struct Event {
     Event() { WP_CUDA(cudaEventCreate(&e)); }
     ~Event() { cudaEventDestroy(e); }
 };
-
-// One wavefront iteration's launch sequence as a CUDA graph: captured from the stream each iteration (the same
-// Launcher calls, so NVTX ranges, checks and per-kernel events are unchanged), applied to the executable graph with
-// cudaGraphExecUpdate (grid sizes change every iteration, the topology only when a stage is skipped, which
-// instantiates afresh), and launched with one call. The GPU then runs the dependent kernels back to back
-// instead of paying each launch's latency. Off: begin and launch do nothing and the kernels go to the stream.
-class IterationGraph {
-public:
-    explicit IterationGraph(bool on) : on_(on) {}
-    IterationGraph(const IterationGraph&) = delete;
-    ~IterationGraph() {
-        if (exec_) cudaGraphExecDestroy(exec_);
-    }
-    void begin(cudaStream_t s) {
-        if (on_) WP_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-    }
-    void launch(cudaStream_t s) {
-        if (!on_) return;
-        cudaGraph_t g = nullptr;
-        WP_CUDA(cudaStreamEndCapture(s, &g));
-        struct Free {
-            cudaGraph_t g;
-            ~Free() { cudaGraphDestroy(g); }
-        } free_graph{g};
-        if (exec_) {
-            cudaGraphExecUpdateResultInfo info;
-            if (cudaGraphExecUpdate(exec_, g, &info) != cudaSuccess) {  // topology changed: instantiate afresh
-                cudaGetLastError();
-                WP_CUDA(cudaGraphExecDestroy(exec_));
-                exec_ = nullptr;
-            }
-        }
-        if (!exec_) {
-            WP_CUDA(cudaGraphInstantiate(&exec_, g, 0));
-            ++instantiations_;
-        }
-        WP_CUDA(cudaGraphLaunch(exec_, s));
-    }
-    uint32_t instantiations() const { return instantiations_; }
-
-private:
-    bool on_;
-    cudaGraphExec_t exec_ = nullptr;
-    uint32_t instantiations_ = 0;
-};
-
-// Whether the wavefront compacts slot indices (paths stay in place) rather than gathering paths: an option of the
-// synchronised schedule (taking precedence over push compaction); the pipelined schedule moves paths.
-bool index_compaction(const RenderOptions& opt) {
-    return opt.index_compaction && !opt.pipelined;
-}
-
-// Device bytes per wavefront path slot: the path queue (two when paths are gathered), hits, shadow rays, flags,
-// selection or the two slot lists, sort keys.
-size_t wavefront_bytes_per_path(const RenderOptions& opt) {
-    return (index_compaction(opt) ? 1 : 2) * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem +
-           ShadowSoA::kBytesPerItem + 1 /*alive*/ + (index_compaction(opt) ? 8 : 4) /*slot lists or selected*/ +
-           (opt.sort_materials ? 16 : 0) /*keys, order*/ + 8 /*CUB temp, roughly*/;
-}
 
 // The start of a frame's timing. A schedule calls it once its setup (device and pinned allocations, zeroing) is
 // queued: it records the frame's first event there, so the frame runs from the first launch to the last result in
@@ -241,22 +151,6 @@ struct FrameStart {
         recorded = true;
     }
 };
-
-// The wavefront's tail (both schedules): the `live` paths of q.paths run to their ends by the drain kernel; its rays
-// (counted in d_rays, two zeroed-here words) and the drained paths go into the stats. Waits for the kernel.
-void drain_tail(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
-                const WavefrontQueues& q, uint32_t live, unsigned long long* d_rays, RenderStats& st) {
-    NvtxRange drain_range("drain");
-    WP_CUDA(cudaMemsetAsync(d_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
-    launch_drain(L, s, rp, film, q, live, d_rays);
-    unsigned long long h[2];
-    WP_CUDA(cudaMemcpyAsync(h, d_rays, sizeof(h), cudaMemcpyDeviceToHost, L.stream()));
-    WP_CUDA(cudaStreamSynchronize(L.stream()));
-    L.collect();
-    st.drained = live;
-    st.extension_rays += h[0];
-    st.shadow_rays += h[1];
-}
 
 uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                              DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
@@ -293,105 +187,62 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
     return done;
 }
 
-// The wavefront iterations without host round trips: each iteration's counts live on the device (prepare), the
-// stage kernels are launched over host upper bounds (the capacity while camera paths are still generated, then
-// the last live count the host has heard of), and the host learns each iteration's record through mapped memory
-// two iterations late, blocking only to keep at most two iterations queued. Once it hears that generation is over
-// and at most opt.drain_below paths are live, it stops launching iterations and drains the paths left (those of
-// the iterations already queued run first). Returns the samples taken.
-uint64_t pipelined_iterations(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
-                              DeviceArena& A, Launcher& L, RenderStats& st, WavefrontQueues& q, PathSoA* paths,
-                              uint64_t cap, uint64_t total, void* temp, size_t sort_bytes, size_t select_bytes,
-                              uint32_t* keys_sorted, uint32_t* order, uint32_t* selected, FrameStart& frame_start) {
-    constexpr uint64_t kRing = 8;
-    IterCounts* d_it = A.alloc<IterCounts>(1);
-    unsigned long long* d_next = A.alloc<unsigned long long>(1);
-    WP_CUDA(cudaMemsetAsync(d_it, 0, sizeof(IterCounts), L.stream()));
-    WP_CUDA(cudaMemsetAsync(d_next, 0, sizeof(unsigned long long), L.stream()));
-    WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
-    IterRecord* h_rec = nullptr;
-    IterRecord* d_rec = nullptr;
-    WP_CUDA(cudaHostAlloc(&h_rec, kRing * sizeof(IterRecord), cudaHostAllocMapped));
-    struct FreeHost {
-        IterRecord* p;
-        ~FreeHost() { cudaFreeHost(p); }
-    } free_rec{h_rec};
-    WP_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_rec), h_rec, 0));
-    unsigned long long* d_rays = A.alloc<unsigned long long>(2);  // the drain's ray counts
-    Event ev[kRing];  // ev[k % kRing]: after prepare(k), which wrote record k - 1
-    frame_start();
-    q.iter = d_it;
-    const uint64_t kNone = ~uint64_t(0);
-    uint64_t cancel_from = kNone, consumed = 0, done = 0;
-    bool gen_over = false, stop = false, drain_now = false;
-    uint32_t bound_known = uint32_t(cap), live_last = 0;
-    auto consume = [&](uint64_t j) {
-        IterRecord r = h_rec[j % kRing];
-        live_last = r.live;
-        if (r.extended > 0) {
-            st.iterations.push_back(IterationStat{r.generated, r.extended, r.shadow, r.live});
-            st.extension_rays += r.extended;
-            st.shadow_rays += r.shadow;
-        }
-        done = r.next;
-        if (r.next >= total || j >= cancel_from) {
-            gen_over = true;  // no iteration after j generates: its live count bounds every later queue
-            bound_known = r.live;
-            if (r.live == 0) stop = true;
-            if (r.live > 0 && r.live <= opt.drain_below) drain_now = stop = true;
-        }
-        if (opt.progress) opt.progress(r.next - r.live, total);
-    };
-    int cur = 0;
-    uint64_t k = 0;
-    for (; !stop; ++k) {
-        if (opt.cancel && *opt.cancel && cancel_from == kNone) cancel_from = k;  // stop taking samples
-        NvtxRange bounce_range("bounce");
-        q.paths = paths[cur];
-        launch_prepare(L, q, d_it, k ? d_rec + (k - 1) % kRing : nullptr, d_next, uint32_t(cap),
-                       k >= cancel_from ? 0 : total);
-        WP_CUDA(cudaEventRecord(ev[k % kRing].e, L.stream()));
-        uint32_t bound = gen_over ? bound_known : uint32_t(cap);
-        if (!gen_over) launch_generate(L, s, rp, q, 0, 0, uint32_t(cap));
-        launch_extend(L, s, q, bound);
-        q.order = nullptr;
-        if (opt.sort_materials) {
-            launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, bound);
-            q.order = order;
-        }
-        q.push = opt.push_compaction;
-        q.next = paths[1 - cur];
-        launch_shade(L, s, rp, film, q, bound);
-        if (samples_lights(s, rp)) launch_shadow(L, s, film, q, bound);
-        if (!q.push) launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], bound);
-        cur = 1 - cur;
-        if (k >= 1) {  // prepare(k - 1) done: records up to k - 2 are in
-            WP_CUDA(cudaEventSynchronize(ev[(k - 1) % kRing].e));
-            while (!stop && consumed + 2 <= k) consume(consumed++);
-            L.collect_ready();
-        }
-    }
-    // the records not yet read: one more prepare writes record k - 1
-    launch_prepare(L, q, d_it, d_rec + (k - 1) % kRing, d_next, 0, 0);
-    WP_CUDA(cudaStreamSynchronize(L.stream()));
-    while (consumed < k) consume(consumed++);  // iterations queued after the one that stopped: empty or drained
-    q.iter = nullptr;
-    q.push = false;
-    if (drain_now && live_last > 0) {  // the tail: the paths of the last iteration, each to its end
-        q.paths = paths[cur];
-        drain_tail(L, s, rp, film, q, live_last, d_rays, st);
-        if (opt.progress) opt.progress(done, total);
-    }
-    L.collect();
-    return done;
+// Device bytes per wavefront path slot: the queues, and roughly what CUB's temporary storage takes.
+size_t wavefront_bytes_per_path(const QueueConfig& c) { return queue_bytes_per_path(c) + 8; }
+
+QueueConfig queue_config(const RenderOptions& opt, uint32_t capacity) {
+    QueueConfig c;
+    c.capacity = capacity;
+    c.sort_materials = opt.sort_materials;
+    c.push = opt.push_compaction;
+    c.stats = opt.queue_stats;
+    return c;
 }
+
+// The wavefront's stages as CUDA launches (the backend of wavefront_render, host/render/wavefront_loop.h), all on
+// one stream; counts() is the iteration's one host round trip.
+struct GpuStages {
+    Launcher& L;
+    const SceneView& s;
+    const RenderParams& rp;
+    const FilmView& film;
+    WavefrontQueues& q;
+    void* temp;  // CUB's temporary storage (sort, select)
+    size_t temp_bytes;
+    uint32_t* h_counters;              // pinned: the counters read back after each iteration
+    unsigned long long* d_drain_rays;  // the drain's ray counts
+
+    void generate(uint32_t first_slot, uint64_t first, uint32_t n) { launch_generate(L, s, rp, q, first_slot, first, n); }
+    void clear_counts() { WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream())); }
+    void extend(uint32_t n) { launch_extend(L, s, q, n); }
+    void sort_materials(uint32_t n) { launch_sort_materials(L, temp, temp_bytes, q, n); }
+    void shade(uint32_t n) { launch_shade(L, s, rp, film, q, n); }
+    void shadow(uint32_t n) { launch_shadow(L, s, film, q, n); }
+    void compact(uint32_t n) { launch_compact(L, temp, temp_bytes, q, n); }
+    IterationCounts counts() {
+        WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                L.stream()));
+        WP_CUDA(cudaStreamSynchronize(L.stream()));
+        L.collect();
+        return IterationCounts{h_counters[kShadowCount], h_counters[kLiveCount]};
+    }
+    DrainRays drain(uint32_t n) {
+        WP_CUDA(cudaMemsetAsync(d_drain_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
+        launch_drain(L, s, rp, film, q, n, d_drain_rays);
+        unsigned long long h[2];
+        WP_CUDA(cudaMemcpyAsync(h, d_drain_rays, sizeof(h), cudaMemcpyDeviceToHost, L.stream()));
+        WP_CUDA(cudaStreamSynchronize(L.stream()));
+        L.collect();
+        return DrainRays{h[0], h[1]};
+    }
+};
 
 uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                             DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
-    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     // Queue capacity: the request (default kDefaultGpuCapacity paths), at most the samples to render, and within 60%
     // of the free memory left after the scene and film (render_gpu checked that a minimal queue fits).
-    const size_t per_path = wavefront_bytes_per_path(opt);
+    const size_t per_path = wavefront_bytes_per_path(queue_config(opt, 0));
     uint64_t cap = opt.capacity ? opt.capacity : kDefaultGpuCapacity;
     cap = std::min<uint64_t>(cap, std::max<uint64_t>(total, 1));
     cap = std::min<uint64_t>(cap, std::max<uint64_t>(uint64_t(0.6 * double(opt.device_memory_limit)) / per_path,
@@ -399,109 +250,15 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     cap = std::min<uint64_t>(cap, 0x7fffffffu);
     st.capacity = uint32_t(cap);
     st.sorted = opt.sort_materials;
-
-    const bool by_index = index_compaction(opt);
-    PathSoA paths[2];
-    A.allocate(paths[0], cap);
-    if (by_index) paths[1] = paths[0];  // paths stay in their slots
-    else A.allocate(paths[1], cap);
-    WavefrontQueues q;
-    A.allocate(q.hits, cap);
-    A.allocate(q.shadow, cap);
-    q.alive = A.alloc<uint8_t>(cap);
-    q.counters = A.alloc<uint32_t>(kNumCounters);
-    WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
+    WavefrontQueues q = allocate_queues(A, queue_config(opt, uint32_t(cap)));
     q.refill = opt.refill;
-    if (opt.queue_stats) {
-        q.paths_at_depth = A.alloc<unsigned long long>(kStatDepths);
-        q.shadow_at_depth = A.alloc<unsigned long long>(kStatDepths);
-        WP_CUDA(cudaMemsetAsync(q.paths_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
-        WP_CUDA(cudaMemsetAsync(q.shadow_at_depth, 0, kStatDepths * sizeof(unsigned long long), L.stream()));
-    }
-    uint32_t* selected = A.alloc<uint32_t>(cap);
-    uint32_t *keys_sorted = nullptr, *order = nullptr;
-    size_t sort_bytes = 0;
-    if (opt.sort_materials) {
-        q.material_key = A.alloc<uint32_t>(cap);
-        q.order_iota = A.alloc<uint32_t>(cap);
-        keys_sorted = A.alloc<uint32_t>(cap);
-        order = A.alloc<uint32_t>(cap);
-        sort_bytes = sort_materials_temp_bytes(uint32_t(cap));
-    }
-    size_t select_bytes = compact_temp_bytes(uint32_t(cap));
-    void* temp = A.alloc<unsigned char>(std::max(sort_bytes, select_bytes));
-    uint32_t* h_counters = nullptr;  // pinned, read back once per iteration
-    WP_CUDA(cudaMallocHost(&h_counters, kNumCounters * sizeof(uint32_t)));
-    struct FreeHost {
-        uint32_t* p;
-        ~FreeHost() { cudaFreeHost(p); }
-    } free_host{h_counters};
-
-    int cur = 0;
-    uint64_t next = 0;
-    if (!opt.pipelined) {  // the default: one host round trip per iteration
-        IterationGraph graph(opt.graphs);
-        uint32_t live = 0;
-        unsigned long long* d_rays = A.alloc<unsigned long long>(2);  // the drain's ray counts
-        // index compaction: slot lists, the iteration's (items -> slots) and the partition's output, swapped
-        uint32_t* slot_list[2] = {selected, by_index ? A.alloc<uint32_t>(cap) : nullptr};
-        if (by_index) launch_init_slots(L, slot_list[0], uint32_t(cap));  // every slot free
-        st.index_compaction = by_index;
-        frame_start();
-        while (live > 0 || next < total) {
-            q.paths = paths[cur];
-            q.slots = by_index ? slot_list[cur] : nullptr;
-            IterationStat it;
-            if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
-            if (next >= total && live > 0 && live <= opt.drain_below) {  // the tail: each path to its end at once
-                drain_tail(L, s, rp, film, q, live, d_rays, st);
-                live = 0;
-                if (opt.progress) opt.progress(next, total);
-                break;
-            }
-            it.generated = uint32_t(std::min<uint64_t>(cap - live, total - next));
-            if (live + it.generated == 0) break;
-            NvtxRange bounce_range("bounce");
-            graph.begin(L.stream());
-            launch_generate(L, s, rp, q, live, next, it.generated);
-            next += it.generated;
-            uint32_t n = live + it.generated;
-            it.extended = n;
-            WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
-            launch_extend(L, s, q, n);
-            q.order = nullptr;
-            if (opt.sort_materials) {
-                launch_sort_materials(L, temp, sort_bytes, q, keys_sorted, order, n);
-                q.order = order;
-            }
-            q.push = opt.push_compaction && !by_index;  // shade packs the live paths into the other queue
-            q.next = paths[1 - cur];
-            launch_shade(L, s, rp, film, q, n);
-            if (samples_lights(s, rp)) launch_shadow(L, s, film, q, n);  // no lights: no shadow rays
-            // The next iteration's items: live slots first, then the freed ones its generate fills. Those past n
-            // are not needed: n < cap only once every camera path has been generated.
-            if (q.push) {
-            } else if (by_index) launch_partition(L, temp, select_bytes, q, slot_list[1 - cur], n);
-            else launch_compact(L, temp, select_bytes, q, selected, paths[1 - cur], n);
-            cur = 1 - cur;
-            WP_CUDA(cudaMemcpyAsync(h_counters, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                    L.stream()));
-            graph.launch(L.stream());
-            WP_CUDA(cudaStreamSynchronize(L.stream()));
-            L.collect();
-            live = h_counters[kLiveCount];
-            it.shadow = h_counters[kShadowCount];
-            it.live = live;
-            st.iterations.push_back(it);
-            st.extension_rays += n;
-            st.shadow_rays += it.shadow;
-            if (opt.progress) opt.progress(next - live, total);
-        }
-        st.graph_instantiations = graph.instantiations();
-    } else {
-        next = pipelined_iterations(s, rp, film, opt, A, L, st, q, paths, cap, total, temp, sort_bytes, select_bytes,
-                                    keys_sorted, order, selected, frame_start);
-    }
+    const size_t temp_bytes = std::max(opt.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
+                                       opt.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap)));
+    PinnedCounters pinned;
+    GpuStages x{L, s, rp, film, q, A.alloc<unsigned char>(temp_bytes), temp_bytes, pinned.p,
+                A.alloc<unsigned long long>(2)};
+    frame_start();
+    const uint64_t done = wavefront_render(x, rp, opt, samples_lights(s, rp), st);
     if (opt.queue_stats) {
         st.paths_at_depth.resize(kStatDepths);
         st.shadow_at_depth.resize(kStatDepths);
@@ -510,7 +267,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
         WP_CUDA(cudaMemcpy(st.shadow_at_depth.data(), q.shadow_at_depth, kStatDepths * sizeof(unsigned long long),
                            cudaMemcpyDeviceToHost));
     }
-    return next;
+    return done;
 }
 
 }  // namespace
@@ -531,7 +288,7 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     std::string what;
     uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp);
     uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(uint64_t(rp.num_pixels()) * rp.spp, 1u << 16)) *
-                                                       wavefront_bytes_per_path(opt)
+                                                       wavefront_bytes_per_path(queue_config(opt, 0))
                                                  : 0;
     if (std::string why = device_memory_problem(needed, queue_min, avail, what, st.device); !why.empty())
         throw std::runtime_error(why);
@@ -543,7 +300,6 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     Stream stream;
     Image img;
     {
-        L2Window l2(opt.l2_persist, stream.s, sd, s);
         Launcher L(stream.s, opt.kernel_timing);
         Event t0, t1;
         WP_CUDA(cudaDeviceSynchronize());
@@ -576,52 +332,49 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
     DeviceArena A;
     SceneView s = upload_scene(sd, A);
     Stream stream;
-    L2Window l2(opt.l2_persist, stream.s, sd, s);
-    Launcher L(stream.s);
-    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
-    uint64_t cap = std::min<uint64_t>(opt.capacity ? opt.capacity : (1u << 22), std::max<uint64_t>(total, 1));
-    PathSoA paths[2];
-    A.allocate(paths[0], cap);
-    A.allocate(paths[1], cap);
-    WavefrontQueues q;
-    A.allocate(q.hits, cap);
-    q.alive = A.alloc<uint8_t>(cap);
-    q.counters = A.alloc<uint32_t>(kNumCounters);
-    WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream()));
+    Launcher primary(stream.s), diffuse(stream.s);  // the two passes, timed apart (each its own table)
+    const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    QueueConfig qc;
+    qc.capacity = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultGpuCapacity, std::max<uint64_t>(total, 1)));
+    qc.push = false;  // alive flags and the selection
+    WavefrontQueues q = allocate_queues(A, qc);
     q.refill = opt.refill;
-    uint32_t* selected = A.alloc<uint32_t>(cap);
-    size_t select_bytes = compact_temp_bytes(uint32_t(cap));
-    void* temp = A.alloc<unsigned char>(select_bytes);
-    uint32_t live = 0;
+    const size_t temp_bytes = compact_temp_bytes(qc.capacity);
+    void* temp = A.alloc<unsigned char>(temp_bytes);
+    PinnedCounters pinned;
     WP_CUDA(cudaDeviceSynchronize());
     for (uint64_t next = 0; next < total;) {
-        uint32_t n = uint32_t(std::min<uint64_t>(cap, total - next));
-        q.paths = paths[0];
-        launch_generate(L, s, rp, q, 0, next, n);
-        launch_extend(L, s, q, n, "raycast_primary");
-        launch_diffuse_bounce(L, s, rp, q, n);
-        launch_compact(L, temp, select_bytes, q, selected, paths[1], n);
-        WP_CUDA(cudaMemcpyAsync(&live, q.counters + kLiveCount, sizeof(live), cudaMemcpyDeviceToHost, L.stream()));
-        WP_CUDA(cudaStreamSynchronize(L.stream()));
-        q.paths = paths[1];
-        launch_extend(L, s, q, live, "raycast_diffuse");
-        WP_CUDA(cudaStreamSynchronize(L.stream()));
+        const uint32_t n = uint32_t(std::min<uint64_t>(qc.capacity, total - next));
+        WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), stream.s));
+        launch_generate(primary, s, rp, q, 0, next, n);
+        launch_extend(primary, s, q, n);
+        launch_diffuse_bounce(primary, s, rp, q, n);
+        launch_compact(primary, temp, temp_bytes, q, n);
+        WP_CUDA(cudaMemcpyAsync(pinned.p, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream.s));
+        WP_CUDA(cudaStreamSynchronize(stream.s));
+        const uint32_t live = pinned.p[kLiveCount];
+        q.swap();
+        launch_extend(diffuse, s, q, live);
+        q.swap();
+        WP_CUDA(cudaStreamSynchronize(stream.s));
         st.primary_rays += n;
         st.diffuse_rays += live;
         next += n;
     }
-    L.collect();
-    for (const KernelStat& k : L.table()) {
-        if (k.name == "raycast_primary") st.primary_ms = k.total_ms;
-        if (k.name == "raycast_diffuse") st.diffuse_ms = k.total_ms;
-    }
+    primary.collect();
+    diffuse.collect();
+    for (const KernelStat& k : primary.table())
+        if (k.name == "extend") st.primary_ms = k.total_ms;
+    for (const KernelStat& k : diffuse.table())
+        if (k.name == "extend") st.diffuse_ms = k.total_ms;
     return st;
 }
 
 std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width) {
     if (!gpu_available()) return {};
-    return {attr_megakernel(bvh_width), attr_generate(), attr_extend(bvh_width), attr_shade(), attr_shadow(bvh_width),
-            attr_compact(), attr_diffuse_bounce(), attr_drain(bvh_width), attr_extend_persistent()};
+    return {attr_megakernel(bvh_width), attr_generate(), attr_extend(bvh_width, RenderOptions::kDefaultRefill),
+            attr_shade(),          attr_shadow(bvh_width), attr_compact(),
+            attr_diffuse_bounce(), attr_drain(bvh_width)};
 }
 
 }  // namespace wp
