@@ -1,20 +1,42 @@
 #!/usr/bin/env bash
-# The command line over the bad-input corpus: each case must exit with code 1 (not a crash, not 0) and print
-# one "error: <file>: ..." line on stderr.   tests/run_bad_input.sh path/to/wavepath
+# The command line over the bad-input corpus: each case, through `wavepath render` and through `wavepath bench`
+# (both start a render the same way), must exit with code 1 (not a crash, not 0) and print an
+# "error: <file>: ..." line on stderr holding the case's problem text (cases.tsv). Then the render limits on a
+# command-line override: --max-depth 5000 on a valid scene, the same message from both subcommands.
+#   tests/run_bad_input.sh path/to/wavepath
 set -u
 WP=$1
 dir="$(cd "$(dirname "$0")" && pwd)/bad_input"
 fail=0 n=0
-while IFS=$'\t' read -r file ptr what; do
+# expect_error CASE WANT_TEXT FILE COMMAND...: exit code 1 and "error: FILE: ...WANT_TEXT..." on stderr
+expect_error() {
+  local name=$1 what=$2 file=$3
+  shift 3
+  local err rc
+  err=$("$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ $rc -ne 1 ]; then echo "FAIL $name: exit code $rc (want 1): $err"; fail=1; return; fi
+  case "$err" in
+    *"error: $file: "*) ;;
+    *) echo "FAIL $name: no 'error: <file>:' line: $err"; fail=1; return ;;
+  esac
+  case "$err" in
+    *"$what"*) ;;
+    *) echo "FAIL $name: no '$what' in: $err"; fail=1 ;;
+  esac
+}
+while IFS= read -r line; do
+  # split by hand: read with IFS=tab would merge the empty pointer column (tab is whitespace to IFS)
+  file=${line%%$'\t'*}
+  what=${line##*$'\t'}
   case "$file" in ''|'#'*) continue ;; esac
   n=$((n + 1))
-  err=$("$WP" render "$dir/$file" --backend cpu --spp 1 -o /tmp/wp-bad-input.pfm 2>&1 >/dev/null)
-  rc=$?
-  if [ $rc -ne 1 ]; then echo "FAIL $file: exit code $rc (want 1): $err"; fail=1; continue; fi
-  case "$err" in
-    *"error: $dir/$file: "*) ;;
-    *) echo "FAIL $file: no 'error: <file>:' line: $err"; fail=1 ;;
-  esac
+  expect_error "render $file" "$what" "$dir/$file" "$WP" render "$dir/$file" --backend cpu -o /tmp/wp-bad-input.pfm
+  expect_error "bench $file" "$what" "$dir/$file" "$WP" bench "$dir/$file" --backend cpu --repeat 1 --warmup 0 --no-raycast
 done < "$dir/cases.tsv"
-echo "$n cases, $([ $fail -eq 0 ] && echo all failed cleanly || echo SOME DID NOT)"
+scene="$(cd "$(dirname "$0")/.." && pwd)/scenes/cornell-box.json"
+limit="max_depth 5000 out of range (1 to 1024)"
+expect_error "render --max-depth 5000" "$limit" "$scene" "$WP" render "$scene" --backend cpu --max-depth 5000 -o /tmp/wp-bad-input.pfm
+expect_error "bench --max-depth 5000" "$limit" "$scene" "$WP" bench "$scene" --backend cpu --max-depth 5000 --repeat 1 --warmup 0 --no-raycast
+echo "$n cases (render and bench) and --max-depth 5000 (render and bench), $([ $fail -eq 0 ] && echo all failed cleanly || echo SOME DID NOT)"
 exit $fail

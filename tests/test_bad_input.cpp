@@ -1,10 +1,15 @@
-// The bad-input corpus (tests/bad_input/cases.tsv): every malformed scene throws a SceneError whose message names
-// the scene file, the JSON pointer and the problem. The command line over the same corpus (exit code 1, one
-// "error:" line, no crash) is the CTest cli_bad_input_corpus, also run under ASan/UBSan by CI.
+// The bad-input corpus (tests/bad_input/cases.tsv): every malformed scene, started as the command line starts a
+// render (load_render_scene: load, overrides, render limits), throws a SceneError whose message names the scene
+// file, the JSON pointer (where the problem is the file's syntax or schema; the limits are on the settings the
+// render would use, whatever the format) and the problem. The command line over the same corpus (render and
+// bench: exit code 1, one "error:" line, no crash) is the CTest cli_bad_input_corpus, also run under ASan/UBSan
+// by CI.
 #include <gtest/gtest.h>
 #include <fstream>
 #include <cmath>
 #include <sstream>
+#include "host/app/bench.h"
+#include "host/app/render_setup.h"
 #include "host/render/render.h"
 #include "host/scene/scene_json.h"
 #include "tests/cornell_scene.h"
@@ -26,7 +31,7 @@ TEST(BadInput, EveryCorpusCaseFailsWithFilePointerAndProblem) {
         ++n;
         std::string path = dir + file;
         try {
-            load_scene_json(path);
+            load_render_scene(path, {});
             ADD_FAILURE() << file << ": loaded without an error";
         } catch (const SceneError& e) {
             std::string m = e.what();
@@ -38,6 +43,92 @@ TEST(BadInput, EveryCorpusCaseFailsWithFilePointerAndProblem) {
         }
     }
     EXPECT_GE(n, 40);
+}
+
+namespace {
+// The message of the SceneError that f throws ("" and a test failure if none).
+template <class F> std::string scene_error(F&& f) {
+    try {
+        f();
+        ADD_FAILURE() << "no SceneError";
+    } catch (const SceneError& e) {
+        return e.what();
+    }
+    return "";
+}
+std::string tungsten_scene(const std::string& name, int max_bounces) {
+    std::string p = std::string(::testing::TempDir()) + name;
+    std::ofstream(p) << R"({"bsdfs": [{"name": "white", "type": "lambert", "albedo": 0.5}],
+      "primitives": [{"type": "quad", "bsdf": "white", "transform": {"scale": [4, 1, 4]}},
+                     {"type": "sphere", "bsdf": "white", "emission": 1, "transform": {"position": [0, 2, 0], "scale": 0.5}}],
+      "camera": {"resolution": 8, "reconstruction_filter": "box",
+                 "transform": {"position": [0, 1, 4], "look_at": [0, 0, 0], "up": [0, 1, 0]}},
+      "integrator": {"type": "path_tracer", "max_bounces": )" + std::to_string(max_bounces) + R"(},
+      "renderer": {"spp": 1}})";
+    return p;
+}
+BenchOptions cpu_bench(const std::string& scene) {
+    BenchOptions o;
+    o.scenes = {scene};
+    o.settings.backend = "cpu";
+    o.repeat = 1;
+    o.warmup = 0;
+    o.raycast = false;
+    return o;
+}
+}  // namespace
+
+// The render limits (max_depth <= 1024: the path state packs the depth) hold for every scene format and for the
+// command line's overrides, checked once where a render starts: a Tungsten scene's max_bounces 5000 and bench's
+// --max-depth 5000 on a valid scene give the same message, naming the file.
+TEST(BadInput, RenderLimitsCheckedAtRenderStartWhateverTheFormat) {
+    const std::string deep = tungsten_scene("deep-5000.json", 5000);  // 5001 path segments
+    EXPECT_EQ(scene_error([&] { load_render_scene(deep, {}); }), deep + ": max_depth 5001 out of range (1 to 1024)");
+    EXPECT_EQ(scene_error([&] { run_bench(cpu_bench(deep)); }), deep + ": max_depth 5001 out of range (1 to 1024)");
+
+    const std::string t4999 = tungsten_scene("deep-4999.json", 4999);  // 5000 segments
+    const std::string native = wp_test::source_dir() + "/scenes/cornell-box.json";
+    BenchOptions o = cpu_bench(native);
+    o.settings.scene.max_depth = 5000;
+    const std::string from_bench = scene_error([&] { run_bench(o); });
+    const std::string from_tungsten = scene_error([&] { load_render_scene(t4999, {}); });
+    EXPECT_EQ(from_bench, native + ": max_depth 5000 out of range (1 to 1024)");
+    EXPECT_EQ(from_tungsten, t4999 + ": max_depth 5000 out of range (1 to 1024)");
+    EXPECT_EQ(from_bench.substr(native.size()), from_tungsten.substr(t4999.size()));
+
+    // the limit is on the settings the render uses: an override can bring a scene within it, or take it out
+    SceneOverrides shallow;
+    shallow.max_depth = 8;
+    EXPECT_EQ(load_render_scene(deep, shallow).params.max_depth, 8u);
+    SceneOverrides wide;
+    wide.width = 40000;
+    EXPECT_EQ(scene_error([&] { load_render_scene(native, wide); }),
+              native + ": resolution 40000x512 is too large (at most 32768 per side)");
+}
+
+TEST(BadInput, OverridesReplaceOnlyWhatIsGiven) {
+    const std::string native = wp_test::source_dir() + "/scenes/cornell-box.json";
+    LoadedScene base = load_scene_json(native);
+    LoadedScene same = load_render_scene(native, {});
+    EXPECT_EQ(same.params.width, base.params.width);
+    EXPECT_EQ(same.params.spp, base.params.spp);
+    EXPECT_EQ(same.params.max_depth, base.params.max_depth);
+    EXPECT_EQ(same.params.seed, base.params.seed);
+    EXPECT_EQ(same.data.camera.aspect, base.data.camera.aspect);
+    SceneOverrides o;
+    o.width = 64;
+    o.height = 32;
+    o.spp = 3;
+    o.max_depth = 7;
+    o.seed = 0;  // given, even though 0
+    base.params.seed = 99;
+    apply_overrides(base, o);
+    EXPECT_EQ(base.params.width, 64u);
+    EXPECT_EQ(base.params.height, 32u);
+    EXPECT_EQ(base.params.spp, 3u);
+    EXPECT_EQ(base.params.max_depth, 7u);
+    EXPECT_EQ(base.params.seed, 0u);
+    EXPECT_FLOAT_EQ(base.data.camera.aspect, 2.0f);
 }
 
 TEST(BadInput, UnusedMaterialWarns) {

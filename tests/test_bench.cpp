@@ -84,11 +84,11 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
                   {"type": "sphere", "material": "white", "center": [1, 2, 1], "radius": 0.2, "emission": 20}]})";
     BenchOptions o;
     o.scenes = {scene};
-    o.backend = "cpu";
+    o.settings.backend = "cpu";
     o.repeat = 3;
     o.warmup = 1;
     o.raycast_spp = 3;
-    o.render.threads = 2;
+    o.settings.options.threads = 2;
     o.resources_path = wp_test::source_dir() + "/tests/data/ptxas-sample.txt";
     o.json_path = dir + "bench.json";
     o.plot_path = dir + "bench.svg";
@@ -137,7 +137,9 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
             // the tail drain runs when the last live paths fit under its threshold (the default, 262144)
             // compaction by push (the default) has no kernel of its own
             EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "drain"}));
-            EXPECT_FALSE(jm["index_compaction"].get<bool>());
+            EXPECT_TRUE(jm["push_compaction"].get<bool>());
+            for (const char* gone : {"index_compaction", "pipelined", "graphs", "l2_persist"})  // options removed
+                EXPECT_FALSE(jm.contains(gone)) << gone;
             EXPECT_GT(jm["drained_paths"].get<uint64_t>(), 0u);
             EXPECT_EQ(jm["drain_below"].get<uint32_t>(), RenderOptions::kDefaultDrainBelow);
             EXPECT_GT(jm["peak_device_bytes"].get<uint64_t>(), 0u);
@@ -174,6 +176,6 @@ TEST(Bench, BadArgumentsThrow) {
     BenchOptions o;
     EXPECT_THROW(run_bench(o), std::runtime_error);  // no scenes
     o.scenes = {"/nonexistent/scene.json"};
-    o.backend = "cpu";
+    o.settings.backend = "cpu";
     EXPECT_THROW(run_bench(o), std::exception);
 }

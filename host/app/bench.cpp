@@ -120,10 +120,12 @@ std::string scene_label(const std::string& path) {
 json run_bench(const BenchOptions& o) {
     if (o.scenes.empty()) throw std::runtime_error("bench: no scenes given");
     if (o.repeat < 1) throw std::runtime_error("bench: --repeat must be at least 1");
+    const RenderOptions& ropt = o.settings.options;
+    const std::string& backend = o.settings.backend;
     std::string dev;
     bool have_gpu = gpu_available(&dev);
-    if (o.backend == "gpu" && !have_gpu) throw std::runtime_error("bench: --backend gpu, but no CUDA GPU is present");
-    Backend be = (o.backend == "gpu" || (o.backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
+    if (backend == "gpu" && !have_gpu) throw std::runtime_error("bench: --backend gpu, but no CUDA GPU is present");
+    Backend be = (backend == "gpu" || (backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
 
     json doc;
     doc["tool"] = "wavepath bench";
@@ -188,13 +190,8 @@ json run_bench(const BenchOptions& o) {
     std::printf("wavepath bench: %s on %s, %u warm-up + %u timed renders per mode, medians\n",
                 be == Backend::Gpu ? "gpu" : "cpu", be == Backend::Gpu ? dev.c_str() : "cpu", o.warmup, o.repeat);
     for (const std::string& path : o.scenes) {
-        LoadedScene ls = load_scene_json(path);
-        RenderParams rp = ls.params;
-        if (o.spp) rp.spp = o.spp;
-        if (o.width) rp.width = o.width;
-        if (o.height) rp.height = o.height;
-        if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
-        if (o.max_depth) rp.max_depth = o.max_depth;
+        LoadedScene ls = load_render_scene(path, o.settings.scene);
+        const RenderParams rp = ls.params;
         json js{{"scene", path},      {"name", scene_label(path)}, {"width", rp.width},
                 {"height", rp.height}, {"spp", rp.spp},            {"max_depth", rp.max_depth},
                 {"light_sampling", rp.light_sampling}};
@@ -208,8 +205,8 @@ json run_bench(const BenchOptions& o) {
             // wavefront's many short launches up to 6% (profiling/LOG.md entry 7); one more render with them supplies
             // the per-kernel table, its kernel times nested in its own frame (so they sum to at most 100% of it).
             // CPU: the run with the median time supplies the table. The rays and samples are the same in every run.
-            RenderOptions frame_opt = o.render;
-            const bool table_run = be == Backend::Gpu && o.render.kernel_timing;
+            RenderOptions frame_opt = ropt;
+            const bool table_run = be == Backend::Gpu && ropt.kernel_timing;
             if (be == Backend::Gpu) frame_opt.kernel_timing = false;
             for (unsigned w = 0; w < o.warmup; ++w) wp::render(be, ls.data, rp, m, frame_opt, nullptr);
             std::vector<double> ms;
@@ -226,7 +223,7 @@ json run_bench(const BenchOptions& o) {
             const RenderStats& last = runs[idx[(idx.size() - 1) / 2]];
             double t = last.render_ms;
             RenderStats timed;
-            if (table_run) wp::render(be, ls.data, rp, m, o.render, &timed);
+            if (table_run) wp::render(be, ls.data, rp, m, ropt, &timed);
             const RenderStats& table = table_run ? timed : last;
             const double t_table = table.render_ms;
             json jm;
@@ -243,16 +240,12 @@ json run_bench(const BenchOptions& o) {
             jm["shadow_mrays_per_s"] = t > 0 ? double(last.shadow_rays) / t / 1e3 : 0.0;
             jm["peak_device_bytes"] = last.device_bytes;
             jm["queue_capacity"] = last.capacity;
-            jm["drain_below"] = m == Mode::Wavefront ? o.render.drain_below : 0u;
+            jm["drain_below"] = m == Mode::Wavefront ? ropt.drain_below : 0u;
             jm["drained_paths"] = last.drained;
-            jm["index_compaction"] = last.index_compaction;
-            jm["refill"] = be == Backend::Gpu && width == 2 ? o.render.refill : 0u;
-            jm["l2_persist"] = be == Backend::Gpu && o.render.l2_persist;
+            jm["refill"] = be == Backend::Gpu && width == 2 ? ropt.refill : 0u;
             jm["iterations"] = last.iterations.size();
             jm["sorted_shading"] = last.sorted;
-            jm["pipelined"] = o.render.pipelined;
-            jm["push_compaction"] = o.render.push_compaction;
-            jm["graphs"] = be == Backend::Gpu && o.render.graphs && !o.render.pipelined && m == Mode::Wavefront;
+            jm["push_compaction"] = ropt.push_compaction;
             json kernels = json::array();
             jm["render_ms_kernel_timing"] = t_table;  // the frame of the run that timed every kernel
             for (const KernelRow& kr : table.kernels) {
@@ -265,7 +258,7 @@ json run_bench(const BenchOptions& o) {
                         {"avg_ms", kr.launches ? km / double(kr.launches) : 0.0}};
                 // the persistent extend kernel runs under the row extend (binary tree, refill on)
                 std::string rk = k;
-                if (be == Backend::Gpu && width == 2 && m == Mode::Wavefront && k == "extend" && o.render.refill > 0)
+                if (be == Backend::Gpu && width == 2 && m == Mode::Wavefront && k == "extend" && ropt.refill > 0)
                     rk = "extend_persistent";
                 if (const json* r = resource_of(rk))
                     for (const char* f : {"registers", "spill_stores", "spill_loads", "stack_bytes", "theoretical_occupancy"})
@@ -317,7 +310,7 @@ json run_bench(const BenchOptions& o) {
             std::vector<double> pm, dm;
             RaycastStats rs;
             for (unsigned r = 0; r < o.warmup + o.repeat; ++r) {
-                rs = be == Backend::Gpu ? raycast_gpu(ls.data, rr, o.render) : raycast_cpu(ls.data, rr, o.render);
+                rs = be == Backend::Gpu ? raycast_gpu(ls.data, rr, ropt) : raycast_cpu(ls.data, rr, ropt);
                 if (r >= o.warmup) {
                     pm.push_back(rs.primary_ms);
                     dm.push_back(rs.diffuse_ms);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 #include <nlohmann/json.hpp>
+#include "host/app/render_setup.h"
 #include "host/render/render.h"
 
 namespace wp {
@@ -29,16 +30,15 @@ std::string default_resources_path();
 struct BenchOptions {
     std::vector<std::string> scenes;
     std::vector<Mode> modes{Mode::Wavefront, Mode::Megakernel};
-    std::string backend = "auto";  // gpu, cpu, auto
+    RenderSettings settings;  // backend, the scene overrides (spp, size, depth), the render options
     unsigned repeat = 3, warmup = 1;
-    uint32_t width = 0, height = 0, spp = 0, max_depth = 0;  // 0: the scene's
     bool raycast = true;
     uint32_t raycast_spp = 4;  // camera samples per pixel of the ray-cast-only pass
-    RenderOptions render;      // threads, capacity, sort_materials
     std::string json_path, plot_path, resources_path, command;
 };
 
-// Runs the benchmark; returns the JSON document it writes (and prints the table). Throws on errors.
+// Runs the benchmark; returns the JSON document it writes (and prints the table). Throws on errors; each scene
+// starts as every command-line render does (load_render_scene: overrides applied, render limits checked).
 nlohmann::json run_bench(const BenchOptions& o);
 
 // Stacked per-kernel time per mode and scene as an SVG document (one panel per scene, one bar per mode).

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include "host/app/bench.h"
+#include "host/app/render_setup.h"
 #include "host/image/image_io.h"
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
@@ -61,14 +62,51 @@ private:
     std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now(), last_;
 };
 
-void print_stats(const RenderStats& st) {
+// A count as the help texts write it: 8M, 64K, or the number.
+std::string count_text(uint64_t n) {
+    if (n >= (1u << 20) && n % (1u << 20) == 0) return std::to_string(n >> 20) + "M";
+    if (n >= (1u << 10) && n % (1u << 10) == 0) return std::to_string(n >> 10) + "K";
+    return std::to_string(n);
+}
+
+// The options `render` and `bench` share, declared once: the backend, the overrides of the scene's settings and
+// the render options, bound to `s`. Defaults come from the structs (RenderOptions); help texts print them.
+void add_render_options(CLI::App* cmd, RenderSettings& s) {
+    SceneOverrides& o = s.scene;
+    RenderOptions& r = s.options;
+    cmd->add_option("--backend", s.backend, "gpu, cpu or auto (the GPU when present)")
+        ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+    cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(CLI::PositiveNumber);
+    cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(CLI::PositiveNumber);
+    cmd->add_option("--height", o.height, "image height (default: the scene's)")->check(CLI::PositiveNumber);
+    cmd->add_option("--max-depth", o.max_depth, "longest path, in segments (default: the scene's)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--capacity", r.capacity,
+                    "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
+                        " within free memory; CPU: the CPU wavefront's default)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--sort-materials", r.sort_materials, "wavefront: shade in material order (CUB radix sort)");
+    cmd->add_option("--drain", r.drain_below,
+                    "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
+                    "each path to its end (0: never; default " + std::to_string(RenderOptions::kDefaultDrainBelow) + ")");
+    cmd->add_flag("--push-compaction,!--select-compaction", r.push_compaction,
+                  "wavefront compaction: shade packs live paths into the next queue by a CUB block scan (default), "
+                  "or --select-compaction: CUB DeviceSelect and a gather kernel");
+    cmd->add_option("--refill", r.refill,
+                    "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; "
+                    "0: one thread per ray (default " + std::to_string(RenderOptions::kDefaultRefill) + ")")
+        ->check(CLI::Range(0, 32));
+    cmd->add_option("--threads", r.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+}
+
+void print_stats(const RenderStats& st, const RenderOptions& opt) {
     std::printf("  %s %s on %s: %.2f ms, %.2f Msamples/s, %.1f Mrays/s (%llu extension + %llu shadow rays)\n",
                 st.backend.c_str(), mode_name(st.mode), st.device.c_str(), st.render_ms, st.msamples_per_s(),
                 st.mrays_per_s(), (unsigned long long)st.extension_rays, (unsigned long long)st.shadow_rays);
     if (st.mode == Mode::Wavefront)
         std::printf("  queue capacity %u paths, %zu iterations, shading %s, compaction %s, %llu paths drained\n",
                     st.capacity, st.iterations.size(), st.sorted ? "sorted by material" : "unsorted",
-                    st.index_compaction ? "of slot indices" : "by moving paths", (unsigned long long)st.drained);
+                    opt.push_compaction ? "by push" : "by select and gather", (unsigned long long)st.drained);
     double sum = 0;
     for (const KernelRow& k : st.kernels) sum += k.ms;
     std::printf("  %-16s %9s %11s %8s %11s\n", "kernel", "launches", "total ms", "% frame", "avg ms");
@@ -107,92 +145,42 @@ int main(int argc, char** argv) {
     auto* render = app.add_subcommand("render", "render JSON scenes to images");
     std::vector<std::string> scenes;
     std::string out;
-    uint32_t spp = 0, width = 0, height = 0, max_depth = 0, seed = 0, capacity = 0, threads = 0;
-    std::string backend = "auto", mode = "auto";
-    bool stats = false, sort = false;
+    std::string mode = "auto";
+    bool stats = false;
+    RenderSettings rs;
     render->add_option("scenes", scenes, "scene files (JSON)")->required();
     render->add_option("-o,--output", out, "output image (.exr, .png, .pfm); default: scene name + .exr");
-    render->add_option("--spp", spp, "samples per pixel")->check(CLI::PositiveNumber);
-    render->add_option("--width", width, "image width")->check(CLI::PositiveNumber);
-    render->add_option("--height", height, "image height")->check(CLI::PositiveNumber);
-    render->add_option("--max-depth", max_depth, "longest path, in segments")->check(CLI::PositiveNumber);
-    auto* so = render->add_option("--seed", seed, "random seed");
-    render->add_option("--backend", backend, "gpu, cpu or auto (the GPU when present)")
-        ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+    add_render_options(render, rs);
+    render->add_option("--seed", rs.scene.seed, "random seed");
     render->add_option("--mode", mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
-    render->add_option("--capacity", capacity, "wavefront paths in flight (default: GPU 8M within free memory, CPU 64K)")
-        ->check(CLI::PositiveNumber);
-    render->add_flag("--sort-materials", sort, "wavefront: shade in material order (CUB radix sort)");
-    bool index_comp = false;
-    render->add_flag("--index-compaction", index_comp,
-                     "wavefront: paths stay in their slots, compaction partitions slot indices (CUB DevicePartition) "
-                     "instead of gathering live paths (measured slower: LOG.md entry 18)");
-    uint32_t drain_below = RenderOptions::kDefaultDrainBelow;
-    render->add_option("--drain", drain_below,
-                       "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
-                       "each path to its end (0: never; default 262144)");
-    bool pipelined = false, push = true, graphs = false;
-    render->add_flag("--graphs", graphs, "GPU wavefront: each iteration's launches as one CUDA graph (slower: LOG.md 11)");
-    render->add_flag("--push-compaction,!--select-compaction", push,
-                     "wavefront compaction: shade packs live paths into the next queue by a CUB block scan (default), "
-                     "or --select-compaction: CUB DeviceSelect and a gather kernel");
-    render->add_flag("--pipelined", pipelined, "GPU wavefront: counts on the device, no host round trip per iteration");
-    uint32_t refill = RenderOptions::kDefaultRefill;
-    render->add_option("--refill", refill,
-                       "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; "
-                       "0: one thread per ray (default 16)")
-        ->check(CLI::Range(0, 32));
     render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
-    render->add_option("--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
     auto* bench = app.add_subcommand("bench", "time scenes in both schedules: per-kernel table, JSON, SVG plot");
     BenchOptions bo;
     std::string bench_modes = "wavefront,megakernel";
     bench->add_option("scenes", bo.scenes,
                       "scene files (default: the benchmark set scenes/{cornell-box,rtiow,sponza,dragon,helmet}.json)");
+    add_render_options(bench, bo.settings);
     bench->add_option("--modes", bench_modes, "comma-separated schedules: wavefront,megakernel");
     bench->add_option("--repeat", bo.repeat, "timed renders per mode (the median is reported)")->check(CLI::PositiveNumber);
     bench->add_option("--warmup", bo.warmup, "untimed renders per mode first");
     bench->add_option("--json", bo.json_path, "write the results as JSON");
     bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG");
-    bench->add_option("--backend", bo.backend, "gpu, cpu or auto")->check(CLI::IsMember({"auto", "gpu", "cpu"}));
-    bench->add_option("--spp", bo.spp, "samples per pixel (default: the scene's)")->check(CLI::PositiveNumber);
-    bench->add_option("--width", bo.width, "image width")->check(CLI::PositiveNumber);
-    bench->add_option("--height", bo.height, "image height")->check(CLI::PositiveNumber);
-    bench->add_option("--max-depth", bo.max_depth, "longest path, in segments")->check(CLI::PositiveNumber);
     bench->add_option("--raycast-spp", bo.raycast_spp, "camera rays per pixel of the ray-cast-only pass")
         ->check(CLI::PositiveNumber);
     bool no_raycast = false;
     bench->add_flag("--no-raycast", no_raycast, "skip the ray-cast-only traversal pass");
     bench->add_option("--resources", bo.resources_path, "ptxas report (default: kernel_resources.txt beside the binary)");
-    bench->add_option("--capacity", bo.render.capacity, "wavefront paths in flight")->check(CLI::PositiveNumber);
-    bench->add_flag("--sort-materials", bo.render.sort_materials, "wavefront: shade in material order");
-    bench->add_flag("--index-compaction", bo.render.index_compaction,
-                    "wavefront: partition slot indices (paths stay in place) instead of gathering live paths");
-    bench->add_flag("--l2-persist", bo.render.l2_persist, "GPU: BVH nodes kept resident in L2 (access policy window)");
-    bench->add_option("--drain", bo.render.drain_below,
-                      "wavefront: finish at most this many live paths in one kernel once all camera paths are out "
-                      "(0: never; default 262144)");
-    bench->add_flag("--pipelined", bo.render.pipelined, "GPU wavefront: no host round trip per iteration");
-    bench->add_flag("--push-compaction,!--select-compaction", bo.render.push_compaction,
-                    "wavefront compaction: by push in shade (CUB block scan, default), or --select-compaction: CUB "
-                    "DeviceSelect and a gather kernel");
-    bench->add_option("--refill", bo.render.refill,
-                      "GPU: persistent extend kernel, refill a warp once this many lanes (1-32) are idle; 0: one thread "
-                      "per ray (default 16)")
-        ->check(CLI::Range(0, 32));
     bool no_qs = false;
     bench->add_flag("--no-queue-stats", no_qs, "wavefront: no per-depth path and shadow-ray counts (queue fill)");
     bool no_kt = false;
-    bench->add_flag("--graphs", bo.render.graphs, "GPU wavefront: each iteration's launches as one CUDA graph");
     bench->add_flag("--no-kernel-timing", no_kt, "GPU: no per-kernel events (frame time only)");
-    bench->add_option("--threads", bo.render.threads, "CPU threads")->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
     if (bench->parsed()) {
         for (int i = 0; i < argc; ++i) bo.command += (i ? " " : "") + std::string(argv[i]);
         bo.raycast = !no_raycast;
-        bo.render.kernel_timing = !no_kt;
-        bo.render.queue_stats = !no_qs;
+        bo.settings.options.kernel_timing = !no_kt;
+        bo.settings.options.queue_stats = !no_qs;
         bo.modes.clear();
         std::stringstream ms(bench_modes);
         for (std::string m; std::getline(ms, m, ',');) {
@@ -220,7 +208,7 @@ int main(int argc, char** argv) {
     }
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    bool seed_set = so->count() > 0;
+    const std::string& backend = rs.backend;
 
     std::string dev;
     bool have_gpu = gpu_available(&dev);
@@ -244,31 +232,14 @@ int main(int argc, char** argv) {
     }
     for (const std::string& path : scenes) {
         try {
-            LoadedScene ls = load_scene_json(path);
-            RenderParams& rp = ls.params;
-            if (spp) rp.spp = spp;
-            if (width) rp.width = width;
-            if (height) rp.height = height;
-            if (width || height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
-            if (max_depth) rp.max_depth = max_depth;
-            if (seed_set) rp.seed = seed;
-            if (std::string why = render_limits_problem(rp.width, rp.height, rp.spp, rp.max_depth); !why.empty())
-                throw SceneError(path + ": with the command line's settings: " + why);
+            LoadedScene ls = load_render_scene(path, rs.scene);
+            const RenderParams& rp = ls.params;
             std::string target = out;
             if (target.empty()) {
                 size_t d = path.find_last_of('.');
                 target = (d == std::string::npos ? path : path.substr(0, d)) + ".exr";
             }
-            RenderOptions opt;
-            opt.threads = threads;
-            opt.capacity = capacity;
-            opt.sort_materials = sort;
-            opt.drain_below = drain_below;
-            opt.index_compaction = index_comp;
-            opt.pipelined = pipelined;
-            opt.push_compaction = push;
-            opt.graphs = graphs;
-            opt.refill = refill;
+            RenderOptions opt = rs.options;
             opt.cancel = &g_cancel;
             std::vector<Image> images;
             std::vector<RenderStats> all;
@@ -306,7 +277,7 @@ int main(int argc, char** argv) {
                 if (img.nonfinite)
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
                                 img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
-                if (stats || modes.size() > 1) print_stats(st);
+                if (stats || modes.size() > 1) print_stats(st, opt);
                 if (img.interrupted) {
                     std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%llu of %llu samples)\n",
                                  int(g_signal), written.c_str(), img.spp(), (unsigned long long)img.samples,

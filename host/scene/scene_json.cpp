@@ -16,18 +16,6 @@
 
 namespace wp {
 
-std::string render_limits_problem(uint64_t width, uint64_t height, uint64_t spp, uint64_t max_depth) {
-    auto n = [](uint64_t v) { return std::to_string(v); };
-    if (width < 1 || height < 1) return "resolution " + n(width) + "x" + n(height) + ": width and height must be >= 1";
-    if (width > 32768 || height > 32768) return "resolution " + n(width) + "x" + n(height) + " is too large (at most 32768 per side)";
-    if (width * height > (1ull << 28)) return "resolution " + n(width) + "x" + n(height) + " is too large (at most 2^28 pixels)";
-    if (spp < 1) return "spp must be >= 1";
-    if (spp > (1ull << 24)) return "spp " + n(spp) + " is too large (at most 2^24)";
-    if (width * height * spp > (1ull << 40)) return n(width * height * spp) + " samples are too many (at most 2^40 per render)";
-    if (max_depth < 1 || max_depth > 1024) return "max_depth " + n(max_depth) + " out of range (1 to 1024)";
-    return "";
-}
-
 bool conductor_preset(const std::string& name, vec3& eta, vec3& k) {
     // RGB complex IOR (R, G, B at about 650, 550, 450 nm), as tabulated by Tungsten and Mitsuba
     struct P {
@@ -193,8 +181,6 @@ LoadedScene load_scene_json(const std::string& path) {
     rp.height = c.count(render, "height", "/render", 512, 1);
     rp.spp = c.count(render, "spp", "/render", 16, 1);
     rp.max_depth = c.count(render, "max_depth", "/render", 16, 1);
-    if (std::string why = render_limits_problem(rp.width, rp.height, rp.spp, rp.max_depth); !why.empty())
-        c.fail("/render", why);
     rp.seed = c.count(render, "seed", "/render", 0, 0);
     if (render.contains("light_sampling")) {
         if (!render["light_sampling"].is_boolean()) c.fail("/render/light_sampling", "expected true or false");

@@ -17,11 +17,10 @@ struct LoadedScene {
     std::vector<std::string> warnings;  // non-fatal problems (e.g. tinyobjloader's), also printed to stderr
 };
 
+// Any scene format, by name and content: native JSON, Tungsten JSON, glTF. Checks the file against its format;
+// the limits on the render settings are checked where a render starts (host/render/render_limits.h), after the
+// command line's overrides.
 LoadedScene load_scene_json(const std::string& path);
-
-// Limits on render settings (width, height <= 32768, pixels <= 2^28, spp <= 2^24, samples <= 2^40, max_depth
-// <= 1024): "" when fine, else what is wrong. Shared by every scene format and the command line.
-std::string render_limits_problem(uint64_t width, uint64_t height, uint64_t spp, uint64_t max_depth);
 
 // Complex IOR of a named conductor ("Cu", "Au", "Ag", "Al"); false for an unknown name.
 bool conductor_preset(const std::string& name, vec3& eta, vec3& k);

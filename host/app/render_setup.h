@@ -1,0 +1,48 @@
+// What `wavepath render` and `wavepath bench` share before a render starts: the command line's render settings
+// (one struct, filled by one set of options in host/app/main.cpp), their application to a loaded scene, and the
+// check of the render limits on the result. Header-only (inline) so that the app library needs no new source.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include "host/render/render.h"
+#include "host/render/render_limits.h"
+#include "host/scene/scene_json.h"
+
+namespace wp {
+
+// The command line's overrides of a scene's own render settings; 0 or unset: the scene's.
+struct SceneOverrides {
+    uint32_t spp = 0, width = 0, height = 0, max_depth = 0;
+    std::optional<uint32_t> seed;
+};
+
+// Everything a render takes from the command line besides the scene.
+struct RenderSettings {
+    std::string backend = "auto";  // gpu, cpu, auto (the GPU when present)
+    SceneOverrides scene;
+    RenderOptions options;  // threads, capacity, sort_materials, drain_below, push_compaction, refill, ...
+};
+
+// Overrides applied to a loaded scene; a new width or height sets the camera's aspect to match.
+inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
+    RenderParams& rp = ls.params;
+    if (o.spp) rp.spp = o.spp;
+    if (o.width) rp.width = o.width;
+    if (o.height) rp.height = o.height;
+    if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
+    if (o.max_depth) rp.max_depth = o.max_depth;
+    if (o.seed) rp.seed = *o.seed;
+}
+
+// The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result
+// checked against the render limits. Throws SceneError naming the file: "<path>: max_depth 5000 out of range
+// (1 to 1024)".
+inline LoadedScene load_render_scene(const std::string& path, const SceneOverrides& o) {
+    LoadedScene ls = load_scene_json(path);
+    apply_overrides(ls, o);
+    if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
+    return ls;
+}
+
+}  // namespace wp
