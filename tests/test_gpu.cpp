@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <random>
 #include <set>
-#include "host/render/compact_host.h"
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
 #include "host/scene/scene_json.h"
@@ -201,9 +200,10 @@ TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
     WP_CUDA(cudaMemcpy(in.beta_sample, beta.data(), n * sizeof(F4), cudaMemcpyHostToDevice));
     WavefrontQueues q;
     q.paths = in;
+    q.next = out;
     q.alive = dev.alloc<uint8_t>(n);
     q.counters = dev.alloc<uint32_t>(kNumCounters * 4);
-    uint32_t* sel = dev.alloc<uint32_t>(4ull * n);
+    q.selected = dev.alloc<uint32_t>(4ull * n);
     size_t tb = compact_temp_bytes(n);
     void* temp = dev.alloc(tb);
     cudaStream_t s = dev.stream;
@@ -216,7 +216,7 @@ TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
         WP_CUDA(cudaMemcpy(q.alive, alive.data(), n, cudaMemcpyHostToDevice));
         {
             Launcher L(s);
-            launch_compact(L, temp, tb, q, sel, out, n);
+            launch_compact(L, temp, tb, q, n);
             WP_CUDA(cudaStreamSynchronize(s));
             L.collect();
         }
@@ -342,13 +342,12 @@ TEST(Gpu, RerunIsBitIdentical) {
 TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
     std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
-    // megakernel, generate, extend, shade, shadow, compact, diffuse_bounce, drain, extend_persistent
-    ASSERT_EQ(ks.size(), 9u);
+    // megakernel, generate, extend (binary tree: the persistent instance), shade, shadow, compact, diffuse_bounce,
+    // drain
+    ASSERT_EQ(ks.size(), 8u);
     std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
-    ASSERT_EQ(wide.size(), 9u);
+    ASSERT_EQ(wide.size(), 8u);
     EXPECT_EQ(ks[7].name, "drain");
-    EXPECT_EQ(ks[8].name, "extend_persistent");
-    EXPECT_LE(ks[8].local_bytes, 512u) << "persistent extend: one while-while stack";
     // one traversal compiled into each instance: the binary tree's needs no more than the wide one's stack
     // (64 node indices against 32 node groups of 8 bytes), and neither carries both
     EXPECT_EQ(ks[2].name, "extend");
@@ -374,81 +373,23 @@ TEST(Gpu, KernelAttributesAndRaycastPass) {
     EXPECT_GT(g.diffuse_ms, 0.0);
 }
 
-// The pipelined wavefront (counts on the device, launches over bounds) against the host-synchronised one: the
-// same image bit for bit and the same rays, sorted or not, with a small queue (regeneration); and a cancel.
-TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
+// Compaction by push (CUB block scan in shade) against CUB select and gather, on the GPU; and a cancel.
+TEST(Gpu, PushCompactionMatchesSelectAndCancels) {
     REQUIRE_GPU();
     LoadedScene ls = load_scene_json(source_dir() + "/scenes/glossy-glass.json");
     RenderParams rp = ls.params;
     rp.width = rp.height = 128;
     rp.spp = 16;
-    for (bool sorted : {false, true}) {
-        RenderOptions a, b;
-        a.capacity = b.capacity = 50000;
-        a.sort_materials = b.sort_materials = sorted;
-        a.pipelined = true;
-        a.drain_below = b.drain_below = 0;  // iteration for iteration (the drain rounds as the megakernel does)
-        RenderStats sa, sb;
-        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
-        EXPECT_TRUE(x.rgb == y.rgb) << "sorted " << sorted;
-        EXPECT_EQ(sa.extension_rays, sb.extension_rays);
-        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
-        EXPECT_EQ(sa.iterations.size(), sb.iterations.size());
-        EXPECT_EQ(x.samples, uint64_t(rp.num_pixels()) * rp.spp);
-        std::printf("sorted %d: pipelined %.2f ms, synchronised %.2f ms, %zu iterations\n", int(sorted), sa.render_ms,
-                    sb.render_ms, sa.iterations.size());
-    }
-    {  // pipelined with its drain (which starts two iterations after the host hears the live count is low) against
-       // the synchronised schedule's: the same rays and histograms, pixels within rounding
-        RenderOptions a, b;
-        a.capacity = b.capacity = 50000;
-        a.drain_below = b.drain_below = 20000;
-        a.pipelined = true;
-        RenderStats sa, sb;
-        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
-        EXPECT_EQ(channels_off_by_more_than_rounding(x, y), 0u) << "pipelined drain: pixels off by more than rounding";
-        EXPECT_EQ(sa.extension_rays, sb.extension_rays);
-        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
-        EXPECT_EQ(sa.paths_at_depth, sb.paths_at_depth);
-        EXPECT_GT(sa.drained, 0u);
-        EXPECT_LE(sa.drained, sb.drained);  // it hears late: fewer paths left by then
-        EXPECT_EQ(x.samples, uint64_t(rp.num_pixels()) * rp.spp);
-        std::printf("pipelined with drain %.2f ms (%llu drained), synchronised %.2f ms (%llu drained)\n", sa.render_ms,
-                    (unsigned long long)sa.drained, sb.render_ms, (unsigned long long)sb.drained);
-    }
-    {  // one CUDA graph per iteration against kernels launched one by one: same image, rays and kernel table
-        RenderOptions a, b;
-        a.capacity = b.capacity = 50000;
-        a.graphs = true;
-        RenderStats sa, sb;
-        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
-        EXPECT_TRUE(x.rgb == y.rgb) << "graphs";
-        EXPECT_EQ(sa.extension_rays, sb.extension_rays);
-        EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
-        ASSERT_GT(sa.iterations.size(), 4u);
-        // updated in place from iteration to iteration; rebuilt only where a stage drops out (generation ends)
-        EXPECT_GE(sa.graph_instantiations, 1u);
-        EXPECT_LE(sa.graph_instantiations, 3u);
-        EXPECT_EQ(sb.graph_instantiations, 0u);
-        ASSERT_EQ(sa.kernels.size(), sb.kernels.size());
-        for (size_t k = 0; k < sa.kernels.size(); ++k) {  // kernels inside graphs are timed by event nodes
-            EXPECT_EQ(sa.kernels[k].name, sb.kernels[k].name);
-            EXPECT_EQ(sa.kernels[k].launches, sb.kernels[k].launches) << sa.kernels[k].name;
-            if (sa.kernels[k].name == "extend" || sa.kernels[k].name == "shade") EXPECT_GT(sa.kernels[k].ms, 0.0);
-        }
-        std::printf("graphs: %.2f ms (%u instantiations), kernel by kernel: %.2f ms, %zu iterations\n", sa.render_ms,
-                    sa.graph_instantiations, sb.render_ms, sa.iterations.size());
-    }
     // compaction by push (CUB block scan in shade) against CUB select and gather: the same paths in another order,
-    // so the same image bit for bit; synchronised with and without the drain, and pipelined (no drain there)
-    // (variant 3: push against push, a rerun)
+    // so the same image bit for bit; with and without the drain, and sorted by material (variant 3: push against
+    // push, a rerun)
     for (int variant = 0; variant < 4; ++variant) {
         RenderOptions a, b;
         a.capacity = b.capacity = 50000;
         a.drain_below = b.drain_below = variant == 1 ? RenderOptions::kDefaultDrainBelow : 0u;
         a.push_compaction = variant == 3;
         b.push_compaction = true;
-        b.pipelined = variant == 2;
+        a.sort_materials = b.sort_materials = variant == 2;
         RenderStats sa, sb;
         Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
         size_t differ = 0;
@@ -472,18 +413,17 @@ TEST(Gpu, PipelinedWavefrontMatchesSynchronisedAndCancels) {
         std::printf("push variant %d: %.2f ms, select and gather %.2f ms, %zu iterations, %llu drained\n", variant,
                     sb.render_ms, sa.render_ms, sb.iterations.size(), (unsigned long long)sb.drained);
     }
-    for (bool pipelined : {false, true}) {  // cancel a quarter of the way: the image so far, fewer samples
+    {  // cancel a quarter of the way: the image so far, fewer samples
         std::atomic<bool> cancel{false};
         RenderOptions c;
         c.capacity = 50000;
-        c.pipelined = pipelined;
         c.cancel = &cancel;
         uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
         c.progress = [&](uint64_t d, uint64_t) {
             if (d > all / 4) cancel = true;
         };
         Image img = render_gpu(ls.data, rp, Mode::Wavefront, c);
-        EXPECT_TRUE(img.interrupted) << pipelined;
+        EXPECT_TRUE(img.interrupted);
         EXPECT_GT(img.samples, all / 4);
         EXPECT_LT(img.samples, all);
         for (float v : img.rgb) ASSERT_TRUE(std::isfinite(v));
@@ -598,102 +538,4 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
         std::printf("%s: megakernel %.2f ms, wavefront %.2f ms, %llu extension rays\n", name, sm.render_ms, sw.render_ms,
                     (unsigned long long)sm.extension_rays);
     }
-}
-
-// Index compaction's CUB partition against the host's partition_flagged: live slots first in order, the freed
-// ones after them reversed, a permutation of the input; over a shuffled slot list (as iterations leave it).
-TEST(Gpu, PartitionKeepsEverySlotOnce) {
-    REQUIRE_GPU();
-    const uint32_t n = 1000003;
-    DeviceScratch dev;
-    std::mt19937 rng(9);
-    std::vector<uint32_t> slots(n);
-    for (uint32_t i = 0; i < n; ++i) slots[i] = i;
-    std::shuffle(slots.begin(), slots.end(), rng);
-    WavefrontQueues q;
-    uint32_t* d_slots = dev.alloc<uint32_t>(4ull * n);
-    uint32_t* d_out = dev.alloc<uint32_t>(4ull * n);
-    q.slots = d_slots;
-    q.alive = dev.alloc<uint8_t>(n);
-    q.counters = dev.alloc<uint32_t>(kNumCounters * 4);
-    WP_CUDA(cudaMemcpy(d_slots, slots.data(), 4ull * n, cudaMemcpyHostToDevice));
-    size_t tb = compact_temp_bytes(n);
-    void* temp = dev.alloc(tb);
-    cudaStream_t s = dev.stream;
-    for (double density : {0.0, 0.003, 0.5, 0.97, 1.0}) {
-        std::vector<uint8_t> alive(n);
-        std::bernoulli_distribution bd(density);
-        for (auto& a : alive) a = bd(rng) ? 1 : 0;
-        WP_CUDA(cudaMemcpy(q.alive, alive.data(), n, cudaMemcpyHostToDevice));
-        {
-            Launcher L(s);
-            launch_partition(L, temp, tb, q, d_out, n);
-            WP_CUDA(cudaStreamSynchronize(s));
-            L.collect();
-        }
-        uint32_t live = 0;
-        WP_CUDA(cudaMemcpy(&live, q.counters + kLiveCount, 4, cudaMemcpyDeviceToHost));
-        std::vector<uint32_t> got(n), want(n);
-        WP_CUDA(cudaMemcpy(got.data(), d_out, 4ull * n, cudaMemcpyDeviceToHost));
-        uint32_t m = partition_flagged(slots.data(), alive.data(), n, want.data());
-        EXPECT_EQ(live, m) << density;
-        EXPECT_TRUE(got == want) << density;
-        std::vector<uint8_t> seen(n, 0);
-        size_t bad = 0;
-        for (uint32_t v : got) bad += v >= n || seen[v]++ ? 1 : 0;
-        EXPECT_EQ(bad, 0u) << density;  // a permutation of the slots
-    }
-    {  // init_slots: every slot once, in order
-        Launcher L(s);
-        launch_init_slots(L, d_out, n);
-        WP_CUDA(cudaStreamSynchronize(s));
-        L.collect();
-        std::vector<uint32_t> got(n);
-        WP_CUDA(cudaMemcpy(got.data(), d_out, 4ull * n, cudaMemcpyDeviceToHost));
-        size_t bad = 0;
-        for (uint32_t i = 0; i < n; ++i) bad += got[i] != i;
-        EXPECT_EQ(bad, 0u);
-    }
-}
-
-// Index compaction (an option: paths stay in their slots) against gather compaction (the default: live paths copied
-// to a second queue): the same kernels shade the same paths, so the same image bit for bit, the same rays and iterations, with
-// regeneration (small queue), sorted or not, with and without the tail drain.
-TEST(Gpu, IndexCompactionMatchesGatherBitForBit) {
-    REQUIRE_GPU();
-    LoadedScene ls = load_scene_json(source_dir() + "/scenes/glossy-glass.json");
-    RenderParams rp = ls.params;
-    rp.width = rp.height = 128;
-    rp.spp = 16;
-    for (bool sorted : {false, true})
-        for (uint32_t drain : {0u, 1u << 16}) {
-            RenderOptions a, b;
-            a.capacity = b.capacity = 50000;
-            a.sort_materials = b.sort_materials = sorted;
-            a.drain_below = b.drain_below = drain;
-            a.index_compaction = true;
-            b.push_compaction = false;  // against the select and gather
-            RenderStats sa, sb;
-            Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
-            EXPECT_TRUE(sa.index_compaction);
-            EXPECT_FALSE(sb.index_compaction);
-            EXPECT_TRUE(x.rgb == y.rgb) << "sorted " << sorted << " drain " << drain;
-            EXPECT_EQ(sa.extension_rays, sb.extension_rays);
-            EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
-            ASSERT_EQ(sa.iterations.size(), sb.iterations.size());
-            for (size_t k = 0; k < sa.iterations.size(); ++k) {
-                EXPECT_EQ(sa.iterations[k].extended, sb.iterations[k].extended) << k;
-                EXPECT_EQ(sa.iterations[k].live, sb.iterations[k].live) << k;
-            }
-            double mean = 0;
-            for (float v : x.rgb) mean += v;
-            EXPECT_GT(mean / double(x.rgb.size()), 0.01);
-            bool partition_row = false, gather_row = false;
-            for (const KernelRow& k : sa.kernels) partition_row |= k.name == "compact_partition";
-            for (const KernelRow& k : sa.kernels) gather_row |= k.name == "compact";
-            EXPECT_TRUE(partition_row);
-            EXPECT_FALSE(gather_row);
-            std::printf("sorted %d drain %u: index %.2f ms, gather %.2f ms, %zu iterations\n", int(sorted), drain,
-                        sa.render_ms, sb.render_ms, sa.iterations.size());
-        }
 }

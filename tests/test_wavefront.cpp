@@ -5,7 +5,6 @@
 #include <new>
 #include <random>
 #include <set>
-#include "host/render/compact_host.h"
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
 #include "host/scene/scene_json.h"
@@ -47,18 +46,24 @@ TEST(Wavefront, SoAFieldsListedOnce) {
     PathSoA q;
     q.visit([&](void**, size_t bytes, const char*) { fields += bytes == 16 || bytes == 4 ? 1 : 0; });
     EXPECT_EQ(fields, 4u);
-    // pack/unpack round trip
+    // store/load round trip through the arrays
+    SoAHost h(2);
+    auto roundtrip = [&](const PathState& x) {
+        h.q.store(1, x);
+        return h.q.load(1);
+    };
     PathState p;
-    p.ray = Ray{vec3(1, 2, 3), vec3(0, 0.6f, 0.8f)};
+    p.origin = vec3(1, 2, 3);
+    p.dir = vec3(0, 0.6f, 0.8f);
     p.beta = vec3(0.5f, 0.25f, 0.125f);
     p.pixel = 77;
     p.sample = 5;
     p.depth = 3;
     p.pdf_prev = 0.3f;
     p.flags = kPrevDelta;
-    PathState r = unpack(pack(p));
-    EXPECT_EQ(r.ray.o, p.ray.o);
-    EXPECT_EQ(r.ray.d, p.ray.d);
+    PathState r = roundtrip(p);
+    EXPECT_EQ(r.origin, p.origin);
+    EXPECT_EQ(r.dir, p.dir);
     EXPECT_EQ(r.beta, p.beta);
     EXPECT_EQ(r.pixel, 77u);
     EXPECT_EQ(r.sample, 5u);
@@ -71,13 +76,19 @@ TEST(Wavefront, SoAFieldsListedOnce) {
     p.sample = (1u << 24) - 1;
     p.depth = 1024;
     p.flags = 0;
-    r = unpack(pack(p));
+    r = roundtrip(p);
     EXPECT_EQ(r.pixel, p.pixel);
     EXPECT_EQ(r.sample, p.sample);
     EXPECT_EQ(r.depth, 1024u);
     EXPECT_EQ(r.flags, 0u);
-    Hit miss{kInf, kInvalid, 0, 0};
-    EXPECT_EQ(unpack(pack(miss)).prim, kInvalid);
+    Hit miss{kInf, kInvalid, 0.25f, 0.5f};
+    alignas(16) F4 rec[1];
+    HitSoA hq;
+    hq.tpuv = rec;
+    hq.store(0, miss);
+    EXPECT_EQ(hq.load(0).prim, kInvalid);
+    EXPECT_EQ(hq.load(0).t, kInf);
+    EXPECT_EQ(hq.load(0).v, 0.5f);
 }
 
 // Random alive masks of several densities: every live item is kept once, in order, with all its fields.
@@ -85,13 +96,17 @@ TEST(Wavefront, CompactionKeepsEveryLiveItemOnce) {
     std::mt19937 rng(3);
     const uint32_t n = 10007;
     SoAHost in(n), out(n);
+    WavefrontQueues q;
+    q.paths = in.q;
+    q.next = out.q;
     for (uint32_t i = 0; i < n; ++i) {
         PathState p{};
-        p.ray = Ray{vec3(float(i), 1, 2), vec3(0, 0, 1)};
+        p.origin = vec3(float(i), 1, 2);
+        p.dir = vec3(0, 0, 1);
         p.beta = vec3(float(i) * 0.5f);
         p.pixel = i;
         p.sample = 2 * i;
-        in.q.store(i, pack(p));
+        in.q.store(i, p);
     }
     for (double density : {0.0, 0.01, 0.5, 0.93, 1.0}) {
         std::vector<uint8_t> alive(n);
@@ -99,18 +114,21 @@ TEST(Wavefront, CompactionKeepsEveryLiveItemOnce) {
         uint32_t expect = 0;
         for (auto& a : alive) expect += (a = bd(rng) ? 1 : 0);
         std::vector<uint32_t> sel(n);
-        uint32_t m = select_flagged(alive.data(), n, sel.data());
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            if (alive[i]) sel[m++] = i;
         ASSERT_EQ(m, expect) << density;
-        for (uint32_t i = 0; i < m; ++i) stage::compact(out.q, in.q, sel.data(), i);
+        q.selected = sel.data();
+        for (uint32_t i = 0; i < m; ++i) stage::compact(q, i);
         std::set<uint32_t> seen;
         for (uint32_t i = 0; i < m; ++i) {
-            PathState p = unpack(out.q.load(i));
+            PathState p = out.q.load(i);
             ASSERT_LT(p.pixel, n);
             EXPECT_TRUE(alive[p.pixel]) << "dead item kept";
             EXPECT_TRUE(seen.insert(p.pixel).second) << "duplicate";
-            if (i > 0) EXPECT_GT(p.pixel, unpack(out.q.load(i - 1)).pixel);  // order kept
+            if (i > 0) EXPECT_GT(p.pixel, out.q.load(i - 1).pixel);  // order kept
             EXPECT_EQ(p.sample, 2 * p.pixel);
-            EXPECT_EQ(p.ray.o.x, float(p.pixel));
+            EXPECT_EQ(p.origin.x, float(p.pixel));
             EXPECT_EQ(p.beta.y, float(p.pixel) * 0.5f);
         }
         EXPECT_EQ(seen.size(), size_t(expect));
@@ -195,57 +213,6 @@ TEST(Wavefront, DrainMatchesIterationsBitForBit) {
         Image z = render_cpu(ls.data, shorter, Mode::Wavefront, b);
         EXPECT_NE(z.rgb, y.rgb) << name;
     }
-}
-
-// Index compaction (paths stay in their slots; the slot list is partitioned) against gather compaction and the
-// megakernel: the same image bit for bit, the same rays, iteration for iteration the same queue sizes; sorted or
-// not, with and without the drain. And partition_flagged itself: live slots first in order, freed ones reversed.
-TEST(Wavefront, IndexCompactionMatchesGatherBitForBit) {
-    std::mt19937 rng(11);
-    {
-        const uint32_t n = 10007;
-        std::vector<uint32_t> in(n), out(n);
-        for (uint32_t i = 0; i < n; ++i) in[i] = i;
-        std::shuffle(in.begin(), in.end(), rng);
-        std::vector<uint8_t> alive(n);
-        std::bernoulli_distribution bd(0.4);
-        uint32_t expect = 0;
-        for (auto& a : alive) expect += (a = bd(rng) ? 1 : 0);
-        uint32_t m = partition_flagged(in.data(), alive.data(), n, out.data());
-        ASSERT_EQ(m, expect);
-        std::vector<uint32_t> live, dead;
-        for (uint32_t i = 0; i < n; ++i) (alive[i] ? live : dead).push_back(in[i]);
-        std::reverse(dead.begin(), dead.end());
-        live.insert(live.end(), dead.begin(), dead.end());
-        EXPECT_EQ(out, live);
-    }
-    LoadedScene ls = small_scene("glossy-glass.json");
-    RenderParams rp = ls.params;
-    RenderStats sm;
-    Image mk = render_cpu(ls.data, rp, Mode::Megakernel, {}, &sm);
-    for (bool sorted : {false, true})
-        for (uint32_t drain : {0u, 600u}) {
-            RenderOptions a, b;
-            a.capacity = b.capacity = 1000;
-            a.sort_materials = b.sort_materials = sorted;
-            a.drain_below = b.drain_below = drain;
-            a.index_compaction = true;
-            b.push_compaction = false;  // against the CUB-style select and gather
-            RenderStats sa, sb;
-            Image x = render_cpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_cpu(ls.data, rp, Mode::Wavefront, b, &sb);
-            EXPECT_TRUE(sa.index_compaction);
-            EXPECT_FALSE(sb.index_compaction);
-            EXPECT_EQ(x.rgb, y.rgb) << sorted << " " << drain;
-            EXPECT_EQ(x.rgb, mk.rgb) << sorted << " " << drain;
-            EXPECT_EQ(sa.extension_rays, sm.extension_rays);
-            EXPECT_EQ(sa.shadow_rays, sb.shadow_rays);
-            ASSERT_EQ(sa.iterations.size(), sb.iterations.size());
-            EXPECT_GT(sa.iterations.size(), 8u);
-            for (size_t k = 0; k < sa.iterations.size(); ++k) {
-                EXPECT_EQ(sa.iterations[k].generated, sb.iterations[k].generated) << k;
-                EXPECT_EQ(sa.iterations[k].live, sb.iterations[k].live) << k;
-            }
-        }
 }
 
 // Independent seeds: M renders per schedule, per 16x16 tile and channel a Welch t of the tile means. The same
