@@ -6,6 +6,7 @@
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
 #include "kernels/gpu_stages.h"
+#include "kernels/stages.h"
 
 namespace wp {
 
