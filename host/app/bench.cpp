@@ -150,11 +150,14 @@ json run_bench(const BenchOptions& o) {
         std::stringstream ss;
         ss << f.rdbuf();
         // The tracing kernels are templates on the tree width (extend<2>, extend<8>): report the instance this
-        // run's scenes use (mangled "6extendILi8E...").
+        // run's scenes use (mangled "6extendILi8E..."); extend also on persistence (extend<2, true> when the
+        // binary tree's warps refill, "6extendILi2ELb1E").
         std::string other = std::to_string(width == 8 ? 2 : 8);
+        const std::string unused_extend = std::string("6extendILi2ELb") + (o.settings.options.refill > 0 ? "0E" : "1E");
         for (const PtxasKernel& k : parse_ptxas(ss.str())) {
             if (k.mangled.find(std::to_string(k.name.size()) + k.name + "ILi" + other + "E") != std::string::npos)
                 continue;
+            if (width == 2 && k.mangled.find(unused_extend) != std::string::npos) continue;
             if (!ptx.count(k.name)) ptx[k.name] = k;
         }
     }

@@ -83,7 +83,7 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--capacity", r.capacity,
                     "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
-                        " within free memory; CPU: the CPU wavefront's default)")
+                        " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--sort-materials", r.sort_materials, "wavefront: shade in material order (CUB radix sort)");
     cmd->add_option("--drain", r.drain_below,
