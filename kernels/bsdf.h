@@ -16,16 +16,17 @@ struct BsdfSample {
 // Material parameters resolved at a hit (after textures).
 struct MatParams {
     MatType type;
-    vec3 color;       // albedo / conductor F0 / dielectric tint / base color
-    float alpha;      // GGX alpha (roughness^2 for principled)
-    float ior;        // dielectric IOR
+    vec3 color;   // albedo / conductor F0 / dielectric tint / base color
+    float alpha;  // GGX alpha (roughness^2 for principled)
+    float ior;    // dielectric IOR
     float metallic;
     bool complex_ior;
     vec3 eta, k;
 };
 
 WP_HD bool is_delta(const MatParams& m) {
-    return (m.type == MatType::Conductor || m.type == MatType::Dielectric) && m.alpha < 1e-3f;  // effectively smooth (as pbrt-v4)
+    return (m.type == MatType::Conductor || m.type == MatType::Dielectric) &&
+           m.alpha < 1e-3f;  // effectively smooth (as pbrt-v4)
 }
 
 // ---- sampling helpers ----
@@ -84,11 +85,11 @@ WP_HD float fresnel_complex1(float cos_i, float eta, float k) {
     cos_i = glm::clamp(cos_i, 0.0f, 1.0f);
     float sin2 = 1.0f - cos_i * cos_i;
     // complex arithmetic by hand: eta_c = eta + i k
-    float e2r = eta * eta - k * k, e2i = 2.0f * eta * k;          // eta_c^2
-    float s2r = sin2 / (e2r * e2r + e2i * e2i) * e2r;             // sin2 / eta_c^2
+    float e2r = eta * eta - k * k, e2i = 2.0f * eta * k;  // eta_c^2
+    float s2r = sin2 / (e2r * e2r + e2i * e2i) * e2r;     // sin2 / eta_c^2
     float s2i = -sin2 / (e2r * e2r + e2i * e2i) * e2i;
-    float cr = 1.0f - s2r, ci = -s2i;                              // cos2_t = 1 - sin2_t
-    float mag = sqrtf(cr * cr + ci * ci);                           // sqrt(cos2_t)
+    float cr = 1.0f - s2r, ci = -s2i;      // cos2_t = 1 - sin2_t
+    float mag = sqrtf(cr * cr + ci * ci);  // sqrt(cos2_t)
     float ctr = sqrtf(glm::max(0.0f, 0.5f * (mag + cr)));
     float cti = copysignf(sqrtf(glm::max(0.0f, 0.5f * (mag - cr))), ci);
     // r_parl = (eta cos_i - cos_t) / (eta cos_i + cos_t)

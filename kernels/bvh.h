@@ -131,8 +131,8 @@ constexpr uint32_t kBVH2Done = 0xffffffffu;  // idx of the sentinel under the st
 // does too, then the leaf loop. The state (stack, sp, node, leaf) carries over to the next round; the traversal is
 // over when node is the sentinel after a round. Returns true when an any-hit query found its hit.
 template <bool kAnyHit, bool kHostSpeculative = false>
-WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float tmin, Hit& hit, BVH2Ref* stack,
-                    int& sp, BVH2Ref& node, BVH2Ref& leaf) {
+WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float tmin, Hit& hit, BVH2Ref* stack, int& sp,
+                    BVH2Ref& node, BVH2Ref& leaf) {
     const float tc = cull_t(hit.t);  // hit.t does not change in the inner loop
     // Inner loop: while `node` is an inner node.
     while (node.count == 0 && node.idx != kBVH2Done) {

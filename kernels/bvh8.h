@@ -158,8 +158,10 @@ WP_HD bool occluded8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& 
 // inlined the megakernel was 3% slower on Sponza and the dragon): profiling/LOG.md entry 25. Same hits either way.
 template <bool kAnyHit, bool kAnyHitWW = false>
 WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
-    if constexpr (!kAnyHit || kAnyHitWW) return traverse_ww<kAnyHit>(s, r, tmin, tmax);
-    else return traverse<true>(s, r, tmin, tmax);
+    if constexpr (!kAnyHit || kAnyHitWW)
+        return traverse_ww<kAnyHit>(s, r, tmin, tmax);
+    else
+        return traverse<true>(s, r, tmin, tmax);
 }
 
 // The scene's tree. W = 0: whichever width it was built with (SceneView: nodes8 set means the wide tree), tested at
@@ -168,17 +170,23 @@ WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
 template <int W = 0>
 WP_HD Hit intersect_closest(const SceneView& s, const Ray& r, float tmin = 0.0f, float tmax = kInf) {
     static_assert(W == 0 || W == 2 || W == 8, "tree width");
-    if constexpr (W == 8) return traverse8<false>(s.nodes8, s.prims, r, tmin, tmax);
-    else if constexpr (W == 2) return traverse2<false>(s, r, tmin, tmax);
-    else return s.nodes8 ? traverse8<false>(s.nodes8, s.prims, r, tmin, tmax) : traverse2<false>(s, r, tmin, tmax);
+    if constexpr (W == 8)
+        return traverse8<false>(s.nodes8, s.prims, r, tmin, tmax);
+    else if constexpr (W == 2)
+        return traverse2<false>(s, r, tmin, tmax);
+    else
+        return s.nodes8 ? traverse8<false>(s.nodes8, s.prims, r, tmin, tmax) : traverse2<false>(s, r, tmin, tmax);
 }
 template <int W = 0, bool kAnyHitWW = false>
 WP_HD bool occluded(const SceneView& s, const Ray& r, float tmax) {
     static_assert(W == 0 || W == 2 || W == 8, "tree width");
     Hit h;
-    if constexpr (W == 8) h = traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax);
-    else if constexpr (W == 2) h = traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
-    else h = s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
+    if constexpr (W == 8)
+        h = traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax);
+    else if constexpr (W == 2)
+        h = traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
+    else
+        h = s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
     return h.prim != kInvalid;
 }
 

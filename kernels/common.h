@@ -15,11 +15,11 @@
 #endif
 
 namespace wp {
+using glm::mat3;
+using glm::mat4;
 using glm::vec2;
 using glm::vec3;
 using glm::vec4;
-using glm::mat4;
-using glm::mat3;
 
 constexpr float kPi = 3.14159265358979323846f;
 constexpr float kInvPi = 0.31830988618379067154f;

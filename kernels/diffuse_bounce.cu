@@ -9,7 +9,8 @@ __global__ void diffuse_bounce(SceneView s, RenderParams rp, WavefrontQueues q, 
     if (i < n) stage::diffuse_bounce(s, rp, q, i);
 }
 
-void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t n) {
+void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
+                           uint32_t n) {
     L.launch("diffuse_bounce", dim3(blocks_for(n)), dim3(kStageBlock), diffuse_bounce, s, rp, q, n);
 }
 KernelAttr attr_diffuse_bounce() {

@@ -6,13 +6,13 @@
 
 namespace wp {
 
-constexpr double kFilmScale = 16777216.0;   // 2^24 units per radiance unit
-constexpr float kFilmMaxSample = 1.0e6f;     // per-sample clamp that keeps the sums far from overflow
+constexpr double kFilmScale = 16777216.0;  // 2^24 units per radiance unit
+constexpr float kFilmMaxSample = 1.0e6f;   // per-sample clamp that keeps the sums far from overflow
 
 struct FilmView {
-    unsigned long long* sum = nullptr;         // 3 per pixel
-    unsigned long long* bad_count = nullptr;   // non-finite contributions seen
-    unsigned int* bad_first_pixel = nullptr;   // lowest pixel index with a non-finite contribution
+    unsigned long long* sum = nullptr;        // 3 per pixel
+    unsigned long long* bad_count = nullptr;  // non-finite contributions seen
+    unsigned int* bad_first_pixel = nullptr;  // lowest pixel index with a non-finite contribution
 };
 
 WP_HD void atomic_add_u64(unsigned long long* p, unsigned long long v) {
@@ -27,8 +27,7 @@ WP_HD void atomic_min_u32(unsigned int* p, unsigned int v) {
     atomicMin(p, v);
 #else
     unsigned int cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-    }
+    while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 #endif
 }
 

@@ -46,14 +46,15 @@ void launch_generate(Launcher& L, const SceneView& s, const RenderParams& rp, co
 // ray otherwise (the same kernel template, extend<W, kPersistent>).
 void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n);
 // diffuse_bounce: paths [0, n) with their hits become diffuse bounce rays (ray-cast benchmark).
-void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t n);
+void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
+                           uint32_t n);
 // sort_materials: radix sort of the n material keys (kMaterialKeyBits bits), carrying q.order_iota into q.order.
 size_t sort_materials_temp_bytes(uint32_t capacity);
 void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t n);
 // shade: paths [0, n) (in q.order when set); pushes shadow rays onto q.shadow, live paths onto q.next (push) or
 // flags them (select).
-void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
-                  uint32_t n);
+void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
+                  const WavefrontQueues& q, uint32_t n);
 // shadow: the q.counters[kShadowCount] shadow rays, launched over an upper bound n_max.
 void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t n_max);
 // select compaction of paths [0, n): compact_select (CUB DeviceSelect::Flagged of the indices whose alive flag is

@@ -41,7 +41,8 @@ public:
         static_assert(sizeof...(KArgs) == sizeof...(Args), "argument count");
         std::tuple<std::decay_t<KArgs>...> t(std::forward<Args>(args)...);
         begin(name);
-        if (grid.x > 0) launch_tuple(reinterpret_cast<const void*>(k), grid, block, t, std::index_sequence_for<KArgs...>{});
+        if (grid.x > 0)
+            launch_tuple(reinterpret_cast<const void*>(k), grid, block, t, std::index_sequence_for<KArgs...>{});
         end();
     }
     // Library work (e.g. a CUB call) as the row `name`: f() enqueues its work on stream().

@@ -9,11 +9,11 @@
 namespace wp {
 
 struct LightSample {
-    vec3 p, n;   // point on the light and its oriented normal
-    vec3 wi;     // unit direction from the reference point to p
+    vec3 p, n;  // point on the light and its oriented normal
+    vec3 wi;    // unit direction from the reference point to p
     float dist;
-    vec3 Le;     // radiance leaving p toward the reference point (0 if it sees the back of a one-sided light)
-    float pdf;   // solid angle, selection included
+    vec3 Le;    // radiance leaving p toward the reference point (0 if it sees the back of a one-sided light)
+    float pdf;  // solid angle, selection included
 };
 
 // Binary search in the inclusive CDF.

@@ -11,8 +11,8 @@ namespace wp {
 // W: the tree width compiled in (2 or 8); the launcher picks the scene's. Samples [begin, end); the extension and
 // shadow rays traced are added to rays[0..1].
 template <int W>
-__global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin, uint64_t end,
-                                                unsigned long long* rays, FetchCounters c) {
+__global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin,
+                                                uint64_t end, unsigned long long* rays, FetchCounters c) {
     const uint32_t lane = threadIdx.x & 31u;
     uint32_t ext = 0, shadow = 0;
     run_paths_persistent<W>(

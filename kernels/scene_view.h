@@ -59,8 +59,8 @@ struct TexInfo {
 // Environment: lat-long map (u = 0.5 + atan2(d.x, -d.z) / 2pi, v = acos(d.y) / pi, rotated about +y) or a
 // constant. select_prob: probability that light sampling picks it (0 when it emits nothing).
 struct EnvView {
-    const F4* texels = nullptr;        // width * height, radiance (scale applied); nullptr: constant
-    const float* marginal = nullptr;   // height + 1 entries: CDF over rows (weighted by luminance * sin(theta))
+    const F4* texels = nullptr;          // width * height, radiance (scale applied); nullptr: constant
+    const float* marginal = nullptr;     // height + 1 entries: CDF over rows (weighted by luminance * sin(theta))
     const float* conditional = nullptr;  // height * (width + 1): CDF over each row
     uint32_t width = 0, height = 0;
     vec3 constant{0.0f};
@@ -154,8 +154,8 @@ struct FastDiv {
 struct RenderParams {
     uint32_t width = 0, height = 0;
     uint32_t spp = 1;
-    uint32_t max_depth = 1;   // longest path in segments (Mitsuba's max_depth; Tungsten max_bounces + 1)
-    uint32_t rr_depth = 5;    // Russian roulette starts after this many segments
+    uint32_t max_depth = 1;  // longest path in segments (Mitsuba's max_depth; Tungsten max_bounces + 1)
+    uint32_t rr_depth = 5;   // Russian roulette starts after this many segments
     uint32_t seed = 0;
     uint32_t light_sampling = 1;  // 0: BSDF sampling alone (Ray Tracing in One Weekend estimator)
     WP_HD uint32_t num_pixels() const { return width * height; }

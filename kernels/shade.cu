@@ -39,12 +39,13 @@ __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView fil
     if (q.paths_at_depth) {
         __syncthreads();
         for (uint32_t b = threadIdx.x; b < 2 * kStatDepths; b += blockDim.x)
-            if (hist[b]) atomicAdd(b < kStatDepths ? &q.paths_at_depth[b] : &q.shadow_at_depth[b - kStatDepths], hist[b]);
+            if (hist[b])
+                atomicAdd(b < kStatDepths ? &q.paths_at_depth[b] : &q.shadow_at_depth[b - kStatDepths], hist[b]);
     }
 }
 
-void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
-                  uint32_t n) {
+void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
+                  const WavefrontQueues& q, uint32_t n) {
     L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock), shade, s, rp, film, q, n);
 }
 

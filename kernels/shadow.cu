@@ -12,8 +12,7 @@ __global__ void WP_TRAVERSAL_BOUNDS shadow(SceneView s, FilmView film, Wavefront
 }
 
 void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t n_max) {
-    L.launch("shadow", dim3(blocks_for(n_max)), dim3(kStageBlock), s.nodes8 ? shadow<8> : shadow<2>, s, film, q,
-             n_max);
+    L.launch("shadow", dim3(blocks_for(n_max)), dim3(kStageBlock), s.nodes8 ? shadow<8> : shadow<2>, s, film, q, n_max);
 }
 
 KernelAttr attr_shadow(int width) {

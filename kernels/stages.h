@@ -258,8 +258,7 @@ template <int W = 0, bool kAnyHitWW = true, class OnSegment = NoSegmentStats>
 WP_HD uint64_t finish_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                            OnSegment&& on_segment = {}) {
     uint32_t ext = 0, shadow = 0;
-    while (path_segment<W, kAnyHitWW>(s, rp, film, p, on_segment, ext, shadow)) {
-    }
+    while (path_segment<W, kAnyHitWW>(s, rp, film, p, on_segment, ext, shadow)) {}
     return uint64_t(ext) | (uint64_t(shadow) << 32);
 }
 

@@ -14,14 +14,14 @@ enum PathFlags : uint32_t { kPrevDelta = 1u };
 // throughput + sample, depth (segments traced before the current ray, at most 1024: render_limits_problem) and
 // flags in one word. (64 bytes, with (pixel, sample, depth, flags) a record of its own, until profiling/LOG.md
 // entry 38: generate and shade move every byte of it.)
-#define WP_PATH_MEMBERS(M)                        \
-    M(vec3, origin, o_pdf, xyz)                   \
-    M(float, pdf_prev, o_pdf, w)                  \
-    M(vec3, dir, dir_pixel, xyz)                  \
-    M(uint32_t, pixel, dir_pixel, w)              \
-    M(vec3, beta, beta_sample, xyz)               \
-    M(uint32_t, sample, beta_sample, w)           \
-    M(uint32_t, depth, depth_flags, lo16)         \
+#define WP_PATH_MEMBERS(M)                \
+    M(vec3, origin, o_pdf, xyz)           \
+    M(float, pdf_prev, o_pdf, w)          \
+    M(vec3, dir, dir_pixel, xyz)          \
+    M(uint32_t, pixel, dir_pixel, w)      \
+    M(vec3, beta, beta_sample, xyz)       \
+    M(uint32_t, sample, beta_sample, w)   \
+    M(uint32_t, depth, depth_flags, lo16) \
     M(uint32_t, flags, depth_flags, hi16)
 #define WP_PATH_ARRAYS(A) A(F4, o_pdf) A(F4, dir_pixel) A(F4, beta_sample) A(U1, depth_flags)
 WP_RECORD(PathState, WP_PATH_MEMBERS)
@@ -33,11 +33,11 @@ WP_SOA(PathSoA, PathState, WP_PATH_MEMBERS, WP_PATH_ARRAYS)
 WP_SOA(HitSoA, Hit, WP_HIT_MEMBERS, WP_HIT_ARRAYS)
 
 // A shadow ray: origin + tmax, direction + pixel, the contribution it carries if unoccluded.
-#define WP_SHADOW_MEMBERS(M)            \
-    M(vec3, origin, o_tmax, xyz)        \
-    M(float, tmax, o_tmax, w)           \
-    M(vec3, dir, d_pixel, xyz)          \
-    M(uint32_t, pixel, d_pixel, w)      \
+#define WP_SHADOW_MEMBERS(M)       \
+    M(vec3, origin, o_tmax, xyz)   \
+    M(float, tmax, o_tmax, w)      \
+    M(vec3, dir, d_pixel, xyz)     \
+    M(uint32_t, pixel, d_pixel, w) \
     M(vec3, contrib, contrib, xyz)
 #define WP_SHADOW_ARRAYS(A) A(F4, o_tmax) A(F4, d_pixel) A(F4, contrib)
 WP_RECORD(ShadowRay, WP_SHADOW_MEMBERS)

@@ -42,10 +42,10 @@ WP_HD void lane_set_xyz(F4& r, const vec3& v) {
     r.y = v.y;
     r.z = v.z;
 }
-#define WP_SOA_SCALAR_LANE_(c)                                                  \
-    WP_HD void lane_get_##c(const F4& r, float& v) { v = r.c; }                 \
-    WP_HD void lane_get_##c(const F4& r, uint32_t& v) { v = float_bits(r.c); }  \
-    WP_HD void lane_set_##c(F4& r, float v) { r.c = v; }                        \
+#define WP_SOA_SCALAR_LANE_(c)                                                 \
+    WP_HD void lane_get_##c(const F4& r, float& v) { v = r.c; }                \
+    WP_HD void lane_get_##c(const F4& r, uint32_t& v) { v = float_bits(r.c); } \
+    WP_HD void lane_set_##c(F4& r, float v) { r.c = v; }                       \
     WP_HD void lane_set_##c(F4& r, uint32_t v) { r.c = bits_float(v); }
 WP_SOA_SCALAR_LANE_(x)
 WP_SOA_SCALAR_LANE_(y)
@@ -71,34 +71,33 @@ WP_HD void lane_set_hi16(U1& r, uint32_t v) { r |= v << 16; }
 #define WP_SOA_VISIT_(T, array) f(reinterpret_cast<void**>(&array), sizeof(T), #array);
 
 // struct Name { a member per entry of MEMBERS }
-#define WP_RECORD(Name, MEMBERS) \
-    struct Name {                \
+#define WP_RECORD(Name, MEMBERS)   \
+    struct Name {                  \
         MEMBERS(WP_RECORD_MEMBER_) \
     };
 
 // The queue of Item records, one array per entry of ARRAYS.
-#define WP_SOA(Name, Item, MEMBERS, ARRAYS)                                                                    \
-    struct Name {                                                                                              \
-        ARRAYS(WP_SOA_POINTER_)                                                                                \
-        static constexpr size_t kBytesPerItem = 0 ARRAYS(WP_SOA_SIZE_);                                        \
-        WP_HD Item load(uint32_t i) const {                                                                    \
-            ARRAYS(WP_SOA_READ_)                                                                               \
-            Item it;                                                                                           \
-            MEMBERS(WP_SOA_GET_)                                                                               \
-            return it;                                                                                         \
-        }                                                                                                      \
-        WP_HD void store(uint32_t i, const Item& it) const {                                                   \
-            ARRAYS(WP_SOA_ZERO_)                                                                               \
-            MEMBERS(WP_SOA_SET_)                                                                               \
-            ARRAYS(WP_SOA_WRITE_)                                                                              \
-        }                                                                                                      \
-        /* item i of src to slot dst of this queue */                                                          \
-        WP_HD void copy(uint32_t dst, const Name& src, uint32_t i) const { ARRAYS(WP_SOA_COPY_) }              \
-        /* f(void** array, size_t bytes per item, const char* array name) for each array */                    \
-        template <class F>                                                                                     \
-        void visit(F&& f) {                                                                                    \
-            ARRAYS(WP_SOA_VISIT_)                                                                              \
-        }                                                                                                      \
+#define WP_SOA(Name, Item, MEMBERS, ARRAYS)                                                                      \
+    struct Name {                                                                                                \
+        ARRAYS(WP_SOA_POINTER_)                                                                                  \
+        static constexpr size_t kBytesPerItem = 0 ARRAYS(WP_SOA_SIZE_);                                          \
+        WP_HD Item load(uint32_t i) const {                                                                      \
+            ARRAYS(WP_SOA_READ_)                                                                                 \
+            Item it;                                                                                             \
+            MEMBERS(WP_SOA_GET_)                                                                                 \
+            return it;                                                                                           \
+        }                                                                                                        \
+        WP_HD void store(uint32_t i,                                                                             \
+                         const Item& it) const {ARRAYS(WP_SOA_ZERO_) MEMBERS(WP_SOA_SET_) ARRAYS(WP_SOA_WRITE_)} \
+        /* item i of src to slot dst of this queue */                                                            \
+        WP_HD void copy(uint32_t dst, const Name& src, uint32_t i) const {                                       \
+            ARRAYS(WP_SOA_COPY_)                                                                                 \
+        }                                                                                                        \
+        /* f(void** array, size_t bytes per item, const char* array name) for each array */                      \
+        template <class F>                                                                                       \
+        void visit(F&& f) {                                                                                      \
+            ARRAYS(WP_SOA_VISIT_)                                                                                \
+        }                                                                                                        \
     };
 
 }  // namespace wp

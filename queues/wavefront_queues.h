@@ -34,9 +34,9 @@ struct WavefrontQueues {
     ShadowSoA shadow;  // shadow rays pushed by shade (count kShadowCount)
     bool push = true;  // compaction by push: shade appends live paths to `next` (count kLiveCount); on the GPU in
                        // order within each block (CUB block scan, one atomic per block)
-    uint8_t* alive = nullptr;       // select compaction: shade's verdict on paths[i]
-    uint32_t* selected = nullptr;   // select compaction: the indices of the live paths, in order
-    uint32_t* counters = nullptr;   // kNumCounters
+    uint8_t* alive = nullptr;          // select compaction: shade's verdict on paths[i]
+    uint32_t* selected = nullptr;      // select compaction: the indices of the live paths, in order
+    uint32_t* counters = nullptr;      // kNumCounters
     uint32_t* material_key = nullptr;  // sorting: written by extend
     uint32_t* keys_sorted = nullptr;   // sorting: the sort's copy of the keys
     uint32_t* order_iota = nullptr;    // sorting: order_iota[i] = i, sorted by key into order
@@ -67,7 +67,9 @@ template <class Arena>
 WavefrontQueues allocate_queues(Arena& A, const QueueConfig& c) {
     WavefrontQueues q;
     const size_t n = c.capacity;
-    auto soa = [&](auto& s) { s.visit([&](void** p, size_t bytes, const char*) { *p = A.template alloc<unsigned char>(bytes * n); }); };
+    auto soa = [&](auto& s) {
+        s.visit([&](void** p, size_t bytes, const char*) { *p = A.template alloc<unsigned char>(bytes * n); });
+    };
     soa(q.paths);
     soa(q.next);
     soa(q.hits);

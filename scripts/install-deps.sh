@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake g++ make libglm-dev nlohmann-json3-dev libgtest-dev libstb-dev libtinyexr-dev
       libtinyobjloader-dev libcli11-dev libtinygltf-dev zlib1g-dev
-      clang libclang-rt-14-dev python3 python3-jsonschema)  # clang: the ASan/UBSan + libFuzzer build (scripts/ci_sanitize.sh)
+      clang libclang-rt-14-dev clang-format-14 python3 python3-jsonschema)  # clang: the ASan/UBSan + libFuzzer build (scripts/ci_sanitize.sh)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

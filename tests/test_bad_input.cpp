@@ -36,24 +36,22 @@ TEST(BadInput, EveryCorpusCaseFailsWithFilePointerAndProblem) {
         } catch (const SceneError& e) {
             std::string m = e.what();
             EXPECT_EQ(m.rfind(path + ": ", 0), 0u) << file << ": message does not start with the file: " << m;
-            if (!ptr.empty()) EXPECT_NE(m.find(": " + ptr), std::string::npos) << file << ": no pointer " << ptr << " in: " << m;
+            if (!ptr.empty())
+                EXPECT_NE(m.find(": " + ptr), std::string::npos) << file << ": no pointer " << ptr << " in: " << m;
             EXPECT_NE(m.find(what), std::string::npos) << file << ": no '" << what << "' in: " << m;
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << file << ": not a SceneError: " << e.what();
-        }
+        } catch (const std::exception& e) { ADD_FAILURE() << file << ": not a SceneError: " << e.what(); }
     }
     EXPECT_GE(n, 40);
 }
 
 namespace {
 // The message of the SceneError that f throws ("" and a test failure if none).
-template <class F> std::string scene_error(F&& f) {
+template <class F>
+std::string scene_error(F&& f) {
     try {
         f();
         ADD_FAILURE() << "no SceneError";
-    } catch (const SceneError& e) {
-        return e.what();
-    }
+    } catch (const SceneError& e) { return e.what(); }
     return "";
 }
 std::string tungsten_scene(const std::string& name, int max_bounces) {
@@ -63,7 +61,8 @@ std::string tungsten_scene(const std::string& name, int max_bounces) {
                      {"type": "sphere", "bsdf": "white", "emission": 1, "transform": {"position": [0, 2, 0], "scale": 0.5}}],
       "camera": {"resolution": 8, "reconstruction_filter": "box",
                  "transform": {"position": [0, 1, 4], "look_at": [0, 0, 0], "up": [0, 1, 0]}},
-      "integrator": {"type": "path_tracer", "max_bounces": )" + std::to_string(max_bounces) + R"(},
+      "integrator": {"type": "path_tracer", "max_bounces": )" +
+                            std::to_string(max_bounces) + R"(},
       "renderer": {"spp": 1}})";
     return p;
 }
@@ -165,8 +164,9 @@ TEST(NonFinite, OverflowSceneIsCountedAndNeverReachesTheFilm) {
 TEST(DeviceMemory, ProblemMessageGivesNeededAndFree) {
     EXPECT_EQ(device_memory_problem(100, 50, 150, "x", "GPU"), "");
     std::string m = device_memory_problem(3u << 20, 1u << 20, 2u << 20, "BVH 1.0 MiB", "NVIDIA H200");
-    EXPECT_EQ(m, "the scene does not fit in GPU memory: it needs 4.0 MiB (BVH 1.0 MiB; film and at least 1.0 MiB of "
-                 "path queues) and NVIDIA H200 has 2.0 MiB free");
+    EXPECT_EQ(m,
+              "the scene does not fit in GPU memory: it needs 4.0 MiB (BVH 1.0 MiB; film and at least 1.0 MiB of "
+              "path queues) and NVIDIA H200 has 2.0 MiB free");
     LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
     std::string what;
     uint64_t b = scene_device_bytes(ls.data, &what);

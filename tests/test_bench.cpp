@@ -95,7 +95,8 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
     o.command = "wavepath bench (test)";
     run_bench(o);
     json d = json::parse(read_file(o.json_path));  // throws (fails the test) if the file is not valid JSON
-    for (const char* k : {"tool", "command", "backend", "device", "repeat", "warmup", "timing", "kernel_resources", "scenes"})
+    for (const char* k :
+         {"tool", "command", "backend", "device", "repeat", "warmup", "timing", "kernel_resources", "scenes"})
         EXPECT_TRUE(d.contains(k)) << k;
     EXPECT_EQ(d["backend"], "cpu");
     ASSERT_EQ(d["kernel_resources"].size(), 14u);  // 16 entries, 14 distinct short names (CUB variants share)
@@ -112,9 +113,9 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
     for (int m = 0; m < 2; ++m) {
         const json& jm = s["modes"][m];
         EXPECT_EQ(jm["mode"], m == 0 ? "wavefront" : "megakernel");
-        for (const char* k : {"render_ms", "render_ms_runs", "samples", "extension_rays", "shadow_rays", "msamples_per_s",
-                              "mrays_per_s", "extension_mrays_per_s", "shadow_mrays_per_s", "peak_device_bytes",
-                              "queue_capacity", "sorted_shading", "kernels", "queue_fill"})
+        for (const char* k : {"render_ms", "render_ms_runs", "samples", "extension_rays", "shadow_rays",
+                              "msamples_per_s", "mrays_per_s", "extension_mrays_per_s", "shadow_mrays_per_s",
+                              "peak_device_bytes", "queue_capacity", "sorted_shading", "kernels", "queue_fill"})
             EXPECT_TRUE(jm.contains(k)) << k;
         EXPECT_GT(jm["render_ms"].get<double>(), 0.0);
         EXPECT_EQ(jm["render_ms_runs"].size(), 3u);

@@ -96,15 +96,13 @@ TEST_P(BsdfChi2, SamplesFollowPdf) {
     EXPECT_LE(integral, 1.02);  // pdf integrates to at most one (less where samples are rejected)
     EXPECT_GT(integral, 0.5);
 }
-INSTANTIATE_TEST_SUITE_P(All, BsdfChi2,
-                         ::testing::Values(Case{MatType::Lambert, 0, 0, 0.7f}, Case{MatType::Lambert, 0, 0, 0.1f},
-                                           Case{MatType::Conductor, 0.2f, 0, 0.9f},
-                                           Case{MatType::Conductor, 0.5f, 0, 0.3f},
-                                           Case{MatType::Conductor, 0.05f, 0, 0.6f},
-                                           Case{MatType::Dielectric, 0.3f, 0, 0.8f},
-                                           Case{MatType::Dielectric, 0.3f, 0, -0.6f},
-                                           Case{MatType::Principled, 0.25f, 0.0f, 0.7f},
-                                           Case{MatType::Principled, 0.5f, 1.0f, 0.4f}));
+INSTANTIATE_TEST_SUITE_P(
+    All, BsdfChi2,
+    ::testing::Values(Case{MatType::Lambert, 0, 0, 0.7f}, Case{MatType::Lambert, 0, 0, 0.1f},
+                      Case{MatType::Conductor, 0.2f, 0, 0.9f}, Case{MatType::Conductor, 0.5f, 0, 0.3f},
+                      Case{MatType::Conductor, 0.05f, 0, 0.6f}, Case{MatType::Dielectric, 0.3f, 0, 0.8f},
+                      Case{MatType::Dielectric, 0.3f, 0, -0.6f}, Case{MatType::Principled, 0.25f, 0.0f, 0.7f},
+                      Case{MatType::Principled, 0.5f, 1.0f, 0.4f}));
 
 TEST(Bsdf, ReciprocityOfReflection) {
     std::mt19937 rng(7);
@@ -137,9 +135,7 @@ TEST(Bsdf, LambertFurnaceAndFiniteWeights) {
                 vec3 w = s.f * fabsf(s.wi.z) / s.pdf;
                 ASSERT_TRUE(finite3(w)) << int(t) << " alpha " << alpha;
                 ASSERT_GE(glm::min(w.x, glm::min(w.y, w.z)), 0.0f);
-                if (t == MatType::Lambert) {
-                    sum += w.x;
-                }
+                if (t == MatType::Lambert) { sum += w.x; }
             }
             if (t == MatType::Lambert) EXPECT_NEAR(sum / n, 1.0, 1e-3);  // white Lambert reflects everything
         }
@@ -147,7 +143,8 @@ TEST(Bsdf, LambertFurnaceAndFiniteWeights) {
 }
 
 TEST(Fresnel, ComplexIorMatchesDielectricWhenKZero) {
-    for (float c : {0.1f, 0.5f, 0.9f, 1.0f}) EXPECT_NEAR(fresnel_complex1(c, 1.5f, 0.0f), fresnel_dielectric(c, 1.5f), 1e-4f);
+    for (float c : {0.1f, 0.5f, 0.9f, 1.0f})
+        EXPECT_NEAR(fresnel_complex1(c, 1.5f, 0.0f), fresnel_dielectric(c, 1.5f), 1e-4f);
     EXPECT_NEAR(fresnel_dielectric(1.0f, 1.5f), 0.04f, 1e-4f);
     EXPECT_EQ(fresnel_dielectric(-0.1f, 1.5f), 1.0f);  // total internal reflection leaving glass at grazing
 }

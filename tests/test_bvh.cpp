@@ -87,8 +87,10 @@ int compare_ww(const TriScene& ts, const std::vector<Ray>& rays) {
         const Ray& ray = rays[i];
         Hit ref = traverse<false>(s, ray, 0.0f, kInf);
         Hit ww = traverse_ww<false, kSpec>(s, ray, 0.0f, kInf);
-        if (float_bits(ww.t) != float_bits(ref.t)) ++t_mismatch;
-        else if (ww.prim != ref.prim && (ww.prim == kInvalid || ref.prim == kInvalid)) ++prim_mismatch;
+        if (float_bits(ww.t) != float_bits(ref.t))
+            ++t_mismatch;
+        else if (ww.prim != ref.prim && (ww.prim == kInvalid || ref.prim == kInvalid))
+            ++prim_mismatch;
         if (ref.prim == kInvalid) {
             for (float tmax : {1.0f, 10.0f, kInf})
                 if (traverse_ww<true, kSpec>(s, ray, 0.0f, tmax).prim != kInvalid) ++occl_mismatch;
@@ -306,8 +308,8 @@ TEST(BVH, TiesGoToTheLowerPrimitiveInEveryOrder) {
                 if (!splits) {
                     EXPECT_EQ(h1.prim, fwd.prim);
                     // the other copy is hit at the same t, in a higher slot
-                    const uint32_t copy = ts.bvh.order[fwd.prim] < ntri ? ts.bvh.order[fwd.prim] + ntri
-                                                                        : ts.bvh.order[fwd.prim] - ntri;
+                    const uint32_t copy =
+                        ts.bvh.order[fwd.prim] < ntri ? ts.bvh.order[fwd.prim] + ntri : ts.bvh.order[fwd.prim] - ntri;
                     for (uint32_t j = 0; j < s.prims.count; ++j)
                         if (ts.bvh.order[j] == copy) {
                             Hit other{kInf, kInvalid, 0, 0};
@@ -347,7 +349,8 @@ TEST(BVH, CoplanarSeamsLetNoRayThrough) {
         float gx = float(int(U(rng) * n)), gy = float(int(U(rng) * n)), f = U(rng);
         vec3 target = r % 3 == 0 ? vec3(gx + f, gy, 0) : r % 3 == 1 ? vec3(gx + f, gy + f, 0) : vec3(gx, gy, 0);
         vec3 o(U(rng) * n, U(rng) * n, 0.5f + 40.0f * U(rng));
-        if (r % 2) o = target + 100.0f * (o - target);  // half from far away: the slab test's absolute error grows with |o|
+        if (r % 2)
+            o = target + 100.0f * (o - target);  // half from far away: the slab test's absolute error grows with |o|
         rays.push_back(Ray{o, glm::normalize(target - o)});
     }
     float origin_magnitude = 0.0f;
@@ -383,8 +386,10 @@ TEST(BVH, CoplanarSeamsLetNoRayThrough) {
             }
             std::printf("pad %.0f ulps, leaves of %u: %d of %zu rays hit, %d slipped through a seam\n", pad_ulps,
                         max_leaf, hits, rays.size(), slipped);
-            if (pad_ulps > 0.0f) EXPECT_EQ(slipped, 0);
-            else EXPECT_GT(slipped, 20);  // the test sees the problem the padding removes
+            if (pad_ulps > 0.0f)
+                EXPECT_EQ(slipped, 0);
+            else
+                EXPECT_GT(slipped, 20);  // the test sees the problem the padding removes
             EXPECT_GT(hits, 17000);
         }
 }
@@ -445,7 +450,8 @@ TreeCheck check_tree(const BVHBuild& b) {
                 const BVHNode& m = b.nodes[ref[k]];
                 for (int q = 0; q < 2; ++q) {  // the child's box holds both of its children
                     const AABB g = child_box(m, q);
-                    EXPECT_TRUE(glm::all(glm::lessThanEqual(cb.lo, g.lo)) && glm::all(glm::greaterThanEqual(cb.hi, g.hi)));
+                    EXPECT_TRUE(glm::all(glm::lessThanEqual(cb.lo, g.lo)) &&
+                                glm::all(glm::greaterThanEqual(cb.hi, g.hi)));
                 }
                 st.push_back({ref[k], d + 1});
             }

@@ -242,8 +242,7 @@ std::vector<Ray> make_rays(const Scene& s, int n, uint32_t seed) {
             case 7:  // random direction, unrelated to the scene
                 d = glm::normalize(vec3(U(rng), U(rng), U(rng)) + vec3(1e-3f));
                 break;
-            default:
-                break;
+            default: break;
         }
         rays.push_back(Ray{o, d});
     }
@@ -264,9 +263,7 @@ void check_all(Scene& s, int rays, float min_hit_fraction, bool with16 = false) 
             s.build(ml, tight, sah);
             check_structure(s);
             // (with leaves of up to 16 the binary tree can have fewer nodes than a wide one of leaves of 3)
-            if (ml <= 8) {
-                EXPECT_LT(s.wide.nodes.size(), s.bvh.nodes.size());
-            }
+            if (ml <= 8) { EXPECT_LT(s.wide.nodes.size(), s.bvh.nodes.size()); }
             EXPECT_LT(s.wide.depth, s.bvh.depth);
             // the collapse fills nodes: on average at least 3 leaf children per node
             EXPECT_LE(3 * s.wide.nodes.size(), size_t(s.wide.leaves));
@@ -400,17 +397,14 @@ TEST(BVH8, MixedSpheresQuadsTrianglesMatchBinary) {
     for (int i = 0; i < 1500; ++i) {
         vec3 c(U(rng) * 9, U(rng) * 9, U(rng) * 9);
         switch (i % 3) {
-            case 0:
-                s.sphere(c, 0.05f + 0.4f * (U(rng) + 1));
-                break;
+            case 0: s.sphere(c, 0.05f + 0.4f * (U(rng) + 1)); break;
             case 1: {
                 vec3 eu = 0.6f * vec3(U(rng), U(rng), U(rng)), ev = 0.6f * vec3(U(rng), U(rng), U(rng));
                 if (i % 12 == 1) eu = vec3(0.7f, 0, 0), ev = vec3(0, 0.7f, 0);  // axis-aligned
                 s.quad(c, eu, ev);
                 break;
             }
-            default:
-                s.tri(c, c + 0.5f * vec3(U(rng), U(rng), U(rng)), c + 0.5f * vec3(U(rng), U(rng), U(rng)));
+            default: s.tri(c, c + 0.5f * vec3(U(rng), U(rng), U(rng)), c + 0.5f * vec3(U(rng), U(rng), U(rng)));
         }
     }
     check_all(s, 20000, 0.5f, /*with16=*/true);
@@ -467,7 +461,10 @@ TEST(BVH8, SceneBuilderWideTreeRendersTheBinaryTreesImage) {
     SceneData binary = scene();
     setenv("WP_BVH_WIDTH", "8", 1);
     SceneData wide = scene();
-    if (old) setenv("WP_BVH_WIDTH", saved.c_str(), 1); else unsetenv("WP_BVH_WIDTH");
+    if (old)
+        setenv("WP_BVH_WIDTH", saved.c_str(), 1);
+    else
+        unsetenv("WP_BVH_WIDTH");
     ASSERT_FALSE(binary.nodes.empty());
     ASSERT_TRUE(binary.nodes8.empty());
     ASSERT_FALSE(wide.nodes8.empty());

@@ -33,7 +33,8 @@ TEST(Cornell, CpuMeanMatchesMitsubaReference) {
         for (int c = 0; c < 3; ++c) mean[c] += img.rgb[3 * i + c];
     for (int c = 0; c < 3; ++c) {
         mean[c] /= rp.num_pixels();
-        std::printf("channel %d: wavepath %.5f  mitsuba %.5f  (%+.2f%%)\n", c, mean[c], rmean[c], 100 * (mean[c] / rmean[c] - 1));
+        std::printf("channel %d: wavepath %.5f  mitsuba %.5f  (%+.2f%%)\n", c, mean[c], rmean[c],
+                    100 * (mean[c] / rmean[c] - 1));
         EXPECT_NEAR(mean[c], rmean[c], 0.02 * rmean[c]) << "channel " << c;
     }
     // The red wall is on the left, the green wall on the right, as in the reference.

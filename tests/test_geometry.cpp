@@ -35,7 +35,8 @@ TEST(Triangle, HitBarycentricsAndEdges) {
     // parallel (grazing) ray in the plane: no hit, no NaN
     EXPECT_FALSE(intersect_triangle(Ray{vec3(-1, 0.2f, 0), vec3(1, 0, 0)}, v0, v1 - v0, v2 - v0, 0, kInf, t, u, v));
     // tmax clips
-    EXPECT_FALSE(intersect_triangle(Ray{vec3(0.25f, 0.25f, 1), vec3(0, 0, -1)}, v0, v1 - v0, v2 - v0, 0, 0.5f, t, u, v));
+    EXPECT_FALSE(
+        intersect_triangle(Ray{vec3(0.25f, 0.25f, 1), vec3(0, 0, -1)}, v0, v1 - v0, v2 - v0, 0, 0.5f, t, u, v));
 }
 TEST(Quad, HitInsideAndOutside) {
     vec3 p(-1, -1, 0), eu(2, 0, 0), ev(0, 2, 0);

@@ -33,7 +33,8 @@ std::string base64(const std::vector<unsigned char>& d) {
     static const char* T = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string s;
     for (size_t i = 0; i < d.size(); i += 3) {
-        uint32_t v = uint32_t(d[i]) << 16 | (i + 1 < d.size() ? uint32_t(d[i + 1]) << 8 : 0) | (i + 2 < d.size() ? d[i + 2] : 0);
+        uint32_t v =
+            uint32_t(d[i]) << 16 | (i + 1 < d.size() ? uint32_t(d[i + 1]) << 8 : 0) | (i + 2 < d.size() ? d[i + 2] : 0);
         s += T[v >> 18 & 63];
         s += T[v >> 12 & 63];
         s += i + 1 < d.size() ? T[v >> 6 & 63] : '=';
@@ -49,10 +50,12 @@ void append(std::vector<unsigned char>& b, const std::vector<T>& v) {
 }
 std::string png_data_uri(int w, int h, const std::vector<unsigned char>& rgb) {
     std::vector<unsigned char> out;
-    stbi_write_png_to_func([](void* ctx, void* data, int size) {
-        auto* o = static_cast<std::vector<unsigned char>*>(ctx);
-        o->insert(o->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
-    }, &out, w, h, 3, rgb.data(), w * 3);
+    stbi_write_png_to_func(
+        [](void* ctx, void* data, int size) {
+            auto* o = static_cast<std::vector<unsigned char>*>(ctx);
+            o->insert(o->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
+        },
+        &out, w, h, 3, rgb.data(), w * 3);
     return "data:image/png;base64," + base64(out);
 }
 
@@ -66,14 +69,15 @@ std::string tiny_gltf(const std::string& nodes, const std::string& roots, const 
     append(buf, idx);
     size_t ilen = idx.size() * 2;
     while (buf.size() % 4) buf.push_back(0);
-    std::string s = R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [)" + roots + R"(]}], "nodes": [)" + nodes +
-                    R"(], "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}], "buffers": [{"byteLength": )" +
-                    std::to_string(buf.size()) + R"(, "uri": "data:application/octet-stream;base64,)" + base64(buf) +
-                    R"("}], "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": )" + std::to_string(pos.size() * 4) +
-                    R"(}, {"buffer": 0, "byteOffset": )" + std::to_string(ioff) + R"(, "byteLength": )" + std::to_string(ilen) +
-                    R"(}], "accessors": [{"bufferView": 0, "componentType": 5126, "count": )" + std::to_string(pos.size() / 3) +
-                    R"(, "type": "VEC3"}, {"bufferView": 1, "componentType": 5123, "count": )" + std::to_string(idx.size()) +
-                    R"(, "type": "SCALAR"}])" + extra + "}";
+    std::string s =
+        R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [)" + roots + R"(]}], "nodes": [)" + nodes +
+        R"(], "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}], "buffers": [{"byteLength": )" +
+        std::to_string(buf.size()) + R"(, "uri": "data:application/octet-stream;base64,)" + base64(buf) +
+        R"("}], "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": )" + std::to_string(pos.size() * 4) +
+        R"(}, {"buffer": 0, "byteOffset": )" + std::to_string(ioff) + R"(, "byteLength": )" + std::to_string(ilen) +
+        R"(}], "accessors": [{"bufferView": 0, "componentType": 5126, "count": )" + std::to_string(pos.size() / 3) +
+        R"(, "type": "VEC3"}, {"bufferView": 1, "componentType": 5123, "count": )" + std::to_string(idx.size()) +
+        R"(, "type": "SCALAR"}])" + extra + "}";
     return s;
 }
 std::string replace(std::string s, const std::string& from, const std::string& to) {
@@ -184,8 +188,8 @@ TEST(Gltf, DamagedHelmetAsSceneFileRendersOnCpu) {
 
 TEST(Gltf, MetalRoughSpheresFactors) {
     Imported s = import_file(spheres_path());
-    std::printf("MetalRoughSpheresNoTextures: %zu triangles, %zu materials, bounds (%g %g %g) - (%g %g %g)\n", s.gi.triangles,
-                s.gi.materials, s.gi.lo.x, s.gi.lo.y, s.gi.lo.z, s.gi.hi.x, s.gi.hi.y, s.gi.hi.z);
+    std::printf("MetalRoughSpheresNoTextures: %zu triangles, %zu materials, bounds (%g %g %g) - (%g %g %g)\n",
+                s.gi.triangles, s.gi.materials, s.gi.lo.x, s.gi.lo.y, s.gi.lo.z, s.gi.hi.x, s.gi.hi.y, s.gi.hi.z);
     for (const std::string& w : s.gi.warnings) std::printf("spheres warning: %s\n", w.c_str());
     // 1,040,409 triangles as drawn (102 meshes under 119 nodes), 196 of them of zero area
     EXPECT_EQ(s.gi.triangles, 1040213u);
@@ -210,9 +214,11 @@ TEST(Gltf, MetalRoughSpheresFactors) {
 TEST(Gltf, NodeTransformsCameraAndMirroring) {
     // root: T(1,2,3) R(90 deg about z) S(2); children: the mesh at T(1,0,0), a camera at T(0,0,5)
     const float s = std::sqrt(0.5f);
-    std::string nodes = R"({"translation": [1,2,3], "rotation": [0,0,)" + std::to_string(s) + "," + std::to_string(s) +
-                        R"(], "scale": [2,2,2], "children": [1, 2]}, {"translation": [1,0,0], "mesh": 0}, {"translation": [0,0,5], "camera": 0})";
-    std::string cams = R"(, "cameras": [{"type": "perspective", "perspective": {"yfov": 0.5, "znear": 0.1, "aspectRatio": 1.5}}])";
+    std::string nodes =
+        R"({"translation": [1,2,3], "rotation": [0,0,)" + std::to_string(s) + "," + std::to_string(s) +
+        R"(], "scale": [2,2,2], "children": [1, 2]}, {"translation": [1,0,0], "mesh": 0}, {"translation": [0,0,5], "camera": 0})";
+    std::string cams =
+        R"(, "cameras": [{"type": "perspective", "perspective": {"yfov": 0.5, "znear": 0.1, "aspectRatio": 1.5}}])";
     std::string path = write_tmp("trs.gltf", tiny_gltf(nodes, "0", cams));
     Imported r = import_file(path, mat4(1.0f), 2.0f);
     ASSERT_EQ(r.gi.triangles, 1u);
@@ -236,7 +242,8 @@ TEST(Gltf, NodeTransformsCameraAndMirroring) {
     expect_near(rm.gi.camera.pos, vec3(1, 2, 3), 1e-5f, "camera under M");
 
     // a column-major matrix node equals its TRS
-    std::string mnodes = R"({"matrix": [0,2,0,0, -2,0,0,0, 0,0,2,0, 1,2,3,1], "children": [1]}, {"translation": [1,0,0], "mesh": 0})";
+    std::string mnodes =
+        R"({"matrix": [0,2,0,0, -2,0,0,0, 0,0,2,0, 1,2,3,1], "children": [1]}, {"translation": [1,0,0], "mesh": 0})";
     Imported rmat = import_file(write_tmp("matrix.gltf", tiny_gltf(mnodes, "0")));
     expect_near(triangle0(rmat.sd)[1], vec3(1, 6, 3), 1e-5f, "matrix node");
     EXPECT_FALSE(rmat.gi.has_camera);
@@ -250,8 +257,10 @@ TEST(Gltf, NodeTransformsCameraAndMirroring) {
     EXPECT_GT(glm::cross(tp[1] - tp[0], tp[2] - tp[0]).z, 0.0f);
 
     // an orthographic camera is warned about, not used
-    std::string ortho = R"(, "cameras": [{"type": "orthographic", "orthographic": {"xmag": 1, "ymag": 1, "znear": 0.1, "zfar": 10}}])";
-    Imported ro = import_file(write_tmp("ortho.gltf", tiny_gltf(R"({"mesh": 0, "children": [1]}, {"camera": 0})", "0", ortho)));
+    std::string ortho =
+        R"(, "cameras": [{"type": "orthographic", "orthographic": {"xmag": 1, "ymag": 1, "znear": 0.1, "zfar": 10}}])";
+    Imported ro =
+        import_file(write_tmp("ortho.gltf", tiny_gltf(R"({"mesh": 0, "children": [1]}, {"camera": 0})", "0", ortho)));
     EXPECT_FALSE(ro.gi.has_camera);
     EXPECT_TRUE(has_warning(ro.gi, "orthographic camera 0 is not supported"));
 }
@@ -275,10 +284,14 @@ TEST(Gltf, TextureAndNormalMapOrientation) {
       "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2, "material": 0}]}],
       "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}, "metallicFactor": 0},
                      "normalTexture": {"index": 1}, "emissiveFactor": [0.5, 0.5, 0.5]}],
-      "textures": [{"source": 0}, {"source": 1}], "images": [{"uri": ")" + color + R"("}, {"uri": ")" + normal + R"("}],
-      "buffers": [{"byteLength": )" + std::to_string(buf.size()) + R"(, "uri": "data:application/octet-stream;base64,)" + base64(buf) + R"("}],
-      "bufferViews": [{"buffer": 0, "byteLength": 48}, {"buffer": 0, "byteOffset": )" + std::to_string(uoff) +
-                    R"(, "byteLength": 32}, {"buffer": 0, "byteOffset": )" + std::to_string(ioff) + R"(, "byteLength": 12}],
+      "textures": [{"source": 0}, {"source": 1}], "images": [{"uri": ")" +
+                    color + R"("}, {"uri": ")" + normal + R"("}],
+      "buffers": [{"byteLength": )" +
+                    std::to_string(buf.size()) + R"(, "uri": "data:application/octet-stream;base64,)" + base64(buf) +
+                    R"("}],
+      "bufferViews": [{"buffer": 0, "byteLength": 48}, {"buffer": 0, "byteOffset": )" +
+                    std::to_string(uoff) + R"(, "byteLength": 32}, {"buffer": 0, "byteOffset": )" +
+                    std::to_string(ioff) + R"(, "byteLength": 12}],
       "accessors": [{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3"},
                     {"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC2"},
                     {"bufferView": 2, "componentType": 5123, "count": 6, "type": "SCALAR"}]})";
@@ -315,7 +328,8 @@ TEST(Gltf, TextureAndNormalMapOrientation) {
 TEST(Gltf, MalformedFilesThrowSceneErrorNamingTheFile) {
     std::string nodes = R"({"mesh": 0})";
     // accessor beyond its bufferView
-    expect_error(write_tmp("acc.gltf", replace(tiny_gltf(nodes, "0"), R"("count": 3, "type": "VEC3")", R"("count": 30, "type": "VEC3")")),
+    expect_error(write_tmp("acc.gltf", replace(tiny_gltf(nodes, "0"), R"("count": 3, "type": "VEC3")",
+                                               R"("count": 30, "type": "VEC3")")),
                  "exceeds bufferView", "/meshes/0/primitives/0/attributes/POSITION");
     // bufferView beyond its buffer
     expect_error(write_tmp("bv.gltf", replace(tiny_gltf(nodes, "0"), R"("byteLength": 36})", R"("byteLength": 3600})")),
@@ -325,15 +339,18 @@ TEST(Gltf, MalformedFilesThrowSceneErrorNamingTheFile) {
                  "/meshes/0/primitives/0/indices: index 7 out of range (3 vertices)");
     // NaN position
     float nan = std::numeric_limits<float>::quiet_NaN();
-    expect_error(write_tmp("nan.gltf", tiny_gltf(nodes, "0", "", {0, 0, 0, nan, 0, 0, 0, 1, 0})), "vertex 1 is not finite",
-                 "/attributes/POSITION");
+    expect_error(write_tmp("nan.gltf", tiny_gltf(nodes, "0", "", {0, 0, 0, nan, 0, 0, 0, 1, 0})),
+                 "vertex 1 is not finite", "/attributes/POSITION");
     // missing file, empty file, not glTF
     expect_error(tmp("no-such-file.glb"), "cannot open");
     expect_error(write_tmp("empty.gltf", ""), "empty file");
     expect_error(write_tmp("garbage.gltf", "this is not json"), "");
     // missing external buffer and image
-    expect_error(write_tmp("nobuf.gltf", R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 12, "uri": "missing.bin"}]})"), "");
-    std::string img = R"(, "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}], "textures": [{"source": 0}],
+    expect_error(write_tmp("nobuf.gltf",
+                           R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 12, "uri": "missing.bin"}]})"),
+                 "");
+    std::string img =
+        R"(, "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}], "textures": [{"source": 0}],
                           "images": [{"uri": "missing-texture.png"}])";
     std::string withmat = replace(tiny_gltf(nodes, "0", img), R"("indices": 1})", R"("indices": 1, "material": 0})");
     expect_error(write_tmp("noimg.gltf", withmat), "missing-texture.png", "/images/0");
@@ -341,9 +358,11 @@ TEST(Gltf, MalformedFilesThrowSceneErrorNamingTheFile) {
     expect_error(write_tmp("emptyscene.gltf", tiny_gltf(nodes, "")), "no triangles", "/scenes/0");
     expect_error(write_tmp("badmesh.gltf", tiny_gltf(R"({"mesh": 5})", "0")), "mesh 5 does not exist", "/nodes/0/mesh");
     expect_error(write_tmp("badnode.gltf", tiny_gltf(nodes, "3")), "node 3 does not exist", "/scenes/0/nodes/0");
-    expect_error(write_tmp("cycle.gltf", tiny_gltf(R"({"children": [1]}, {"children": [0], "mesh": 0})", "0")), "not a tree");
-    expect_error(write_tmp("badmat.gltf", replace(tiny_gltf(nodes, "0"), R"("indices": 1})", R"("indices": 1, "material": 4})")),
-                 "material 4 does not exist", "/meshes/0/primitives/0/material");
+    expect_error(write_tmp("cycle.gltf", tiny_gltf(R"({"children": [1]}, {"children": [0], "mesh": 0})", "0")),
+                 "not a tree");
+    expect_error(
+        write_tmp("badmat.gltf", replace(tiny_gltf(nodes, "0"), R"("indices": 1})", R"("indices": 1, "material": 4})")),
+        "material 4 does not exist", "/meshes/0/primitives/0/material");
     // truncated .glb: only the header, and half the file
     std::ifstream f(helmet_path(), std::ios::binary);
     std::string glb((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -351,8 +370,9 @@ TEST(Gltf, MalformedFilesThrowSceneErrorNamingTheFile) {
     expect_error(write_tmp("trunc-header.glb", glb.substr(0, 16)), "");
     expect_error(write_tmp("trunc-half.glb", glb.substr(0, glb.size() / 2)), "");
     // the native scene format passes the errors on
-    std::string scene = R"({"camera": {"position": [0,0,5], "target": [0,0,0]}, "objects": [{"type": "gltf", "file": ")" +
-                        tmp("idx.gltf") + R"("}]})";
+    std::string scene =
+        R"({"camera": {"position": [0,0,5], "target": [0,0,0]}, "objects": [{"type": "gltf", "file": ")" +
+        tmp("idx.gltf") + R"("}]})";
     EXPECT_THROW(load_scene_json(write_tmp("bad-gltf-scene.json", scene)), SceneError);
 }
 
@@ -392,9 +412,9 @@ TEST(Gltf, MutatedGlbNeverCrashes) {
         for (int e = 0; e < edits; ++e) {
             size_t at = rng() % m.size();
             switch (rng() % 3) {
-                case 0: m[at] = char(rng()); break;                                 // random byte
-                case 1: m[at] = "0123456789-e.\"[]{},"[rng() % 19]; break;          // JSON-ish byte
-                default: m.resize(std::max<size_t>(1, at)); break;                  // truncation
+                case 0: m[at] = char(rng()); break;                         // random byte
+                case 1: m[at] = "0123456789-e.\"[]{},"[rng() % 19]; break;  // JSON-ish byte
+                default: m.resize(std::max<size_t>(1, at)); break;          // truncation
             }
         }
         std::string p = write_tmp("mutated.glb", m);
@@ -415,7 +435,8 @@ TEST(Gltf, MutatedGlbNeverCrashes) {
 TEST(Gltf, NativeSceneObjectWithTransform) {
     std::string g = write_tmp("native.gltf", tiny_gltf(R"({"translation": [0, 0, 1], "mesh": 0})", "0"));
     std::string scene = R"({"camera": {"position": [0,0,5], "target": [0,0,0]}, "background": [1,1,1],
-      "objects": [{"type": "gltf", "file": ")" + g + R"(", "transform": {"matrix": [1,0,0,10, 0,1,0,0, 0,0,1,0, 0,0,0,1]}}]})";
+      "objects": [{"type": "gltf", "file": ")" +
+                        g + R"(", "transform": {"matrix": [1,0,0,10, 0,1,0,0, 0,0,1,0, 0,0,0,1]}}]})";
     LoadedScene ls = load_scene_json(write_tmp("native-scene.json", scene));
     ASSERT_EQ(ls.data.num_primitives, 1u);
     std::vector<vec3> t = triangle0(ls.data);

@@ -129,7 +129,8 @@ TEST(Gpu, CornellBothModesMatchMitsuba) {
         EXPECT_EQ(img->nonfinite, 0u);
         for (int c = 0; c < 3; ++c) {
             double m = channel_mean(*img, c);
-            std::printf("channel %d: wavepath-gpu %.5f  mitsuba %.5f  (%+.2f%%)\n", c, m, rmean[c], 100 * (m / rmean[c] - 1));
+            std::printf("channel %d: wavepath-gpu %.5f  mitsuba %.5f  (%+.2f%%)\n", c, m, rmean[c],
+                        100 * (m / rmean[c] - 1));
             EXPECT_NEAR(m, rmean[c], 0.02 * rmean[c]);
         }
     }
@@ -232,8 +233,8 @@ TEST(Gpu, CompactionKeepsEveryLiveItemOnce) {
         size_t bad = 0;
         for (uint32_t i = 0; i < live; ++i) {
             uint32_t k = got[i];
-            bool ok = k < n && alive[k] && float_bits(gb[i].w) == 3 * k && gb[i].x == float(k) &&
-                      (i == 0 || k > got[i - 1]);
+            bool ok =
+                k < n && alive[k] && float_bits(gb[i].w) == 3 * k && gb[i].x == float(k) && (i == 0 || k > got[i - 1]);
             bad += ok ? 0 : 1;
         }
         EXPECT_EQ(bad, 0u) << density;  // increasing indices: no duplicates; all live (count matches): none lost
@@ -284,8 +285,10 @@ TEST(Gpu, FurnacesAndEnvironmentMisWavefront) {
         for (float& v : biased.back().rgb) v *= 1.05f;
     }
     Agreement g = agreement(a, bs), bad = agreement(a, biased);
-    std::printf("materials.json, MIS wavefront vs BSDF-only megakernel: %zu tests, mean z^2 %.3f, max |z| %.2f; 5%% biased %.2f\n",
-                g.tests, g.z2_mean, g.z_max, bad.z2_mean);
+    std::printf(
+        "materials.json, MIS wavefront vs BSDF-only megakernel: %zu tests, mean z^2 %.3f, max |z| %.2f; 5%% biased "
+        "%.2f\n",
+        g.tests, g.z2_mean, g.z_max, bad.z2_mean);
     EXPECT_LT(g.z2_mean, 2.0);
     EXPECT_LT(g.z_max, 6.0);
     EXPECT_GT(bad.z2_mean, 3.0);
@@ -365,7 +368,8 @@ TEST(Gpu, KernelAttributesAndRaycastPass) {
     rp.width = rp.height = 256;
     rp.spp = 4;
     RaycastStats g = raycast_gpu(ls.data, rp), c = raycast_cpu(ls.data, rp);
-    std::printf("raycast gpu: primary %.2f Grays/s, diffuse %.2f Grays/s\n", g.primary_grays_per_s(), g.diffuse_grays_per_s());
+    std::printf("raycast gpu: primary %.2f Grays/s, diffuse %.2f Grays/s\n", g.primary_grays_per_s(),
+                g.diffuse_grays_per_s());
     EXPECT_EQ(g.primary_rays, uint64_t(rp.num_pixels()) * rp.spp);
     EXPECT_EQ(g.primary_rays, c.primary_rays);
     EXPECT_NEAR(double(g.diffuse_rays), double(c.diffuse_rays), 1e-3 * double(c.diffuse_rays));
@@ -391,7 +395,8 @@ TEST(Gpu, PushCompactionMatchesSelectAndCancels) {
         b.push_compaction = true;
         a.sort_materials = b.sort_materials = variant == 2;
         RenderStats sa, sb;
-        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
+        Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa),
+              y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
         size_t differ = 0;
         double worst = 0;
         for (size_t k = 0; k < x.rgb.size(); ++k)
@@ -447,7 +452,8 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
             a.drain_below = 0;
             b.drain_below = 1u << 16;
             RenderStats sa, sb;
-            Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
+            Image x = render_gpu(ls.data, rp, Mode::Wavefront, a, &sa),
+                  y = render_gpu(ls.data, rp, Mode::Wavefront, b, &sb);
             // same paths: every pixel within rounding (1e-4 relative, 1e-6 absolute), and the totals closer still
             ASSERT_EQ(x.rgb.size(), y.rgb.size());
             double sx = 0, sy = 0;
@@ -472,9 +478,9 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
             double mean = 0;
             for (float v : y.rgb) mean += v;
             EXPECT_GT(mean / double(y.rgb.size()), 0.01) << name;  // not an empty image
-            std::printf("%s capacity %u: %zu iterations %.2f ms; drained %llu paths after %zu iterations %.2f ms\n", name,
-                        cap, sa.iterations.size(), sa.render_ms, (unsigned long long)sb.drained, sb.iterations.size(),
-                        sb.render_ms);
+            std::printf("%s capacity %u: %zu iterations %.2f ms; drained %llu paths after %zu iterations %.2f ms\n",
+                        name, cap, sa.iterations.size(), sa.render_ms, (unsigned long long)sb.drained,
+                        sb.iterations.size(), sb.render_ms);
         }
     }
 }
@@ -535,7 +541,7 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
         EXPECT_NEAR(double(sm.shadow_rays), double(sw.shadow_rays), 1e-5 * double(sw.shadow_rays)) << name;
         for (int c = 0; c < 3; ++c)
             EXPECT_NEAR(channel_mean(m, c), channel_mean(w, c), 1e-4 * channel_mean(w, c) + 1e-7) << name << " " << c;
-        std::printf("%s: megakernel %.2f ms, wavefront %.2f ms, %llu extension rays\n", name, sm.render_ms, sw.render_ms,
-                    (unsigned long long)sm.extension_rays);
+        std::printf("%s: megakernel %.2f ms, wavefront %.2f ms, %llu extension rays\n", name, sm.render_ms,
+                    sw.render_ms, (unsigned long long)sm.extension_rays);
     }
 }

@@ -12,7 +12,7 @@ Image gradient() {
     img.height = 5;
     for (uint32_t y = 0; y < img.height; ++y)
         for (uint32_t x = 0; x < img.width; ++x) {
-            img.rgb.push_back(x * 0.3f);       // goes above 1: PNG clamps, EXR keeps
+            img.rgb.push_back(x * 0.3f);  // goes above 1: PNG clamps, EXR keeps
             img.rgb.push_back(y * 0.1f);
             img.rgb.push_back(x == 0 && y == 0 ? 2.5f : 0.001f * (x + y));
         }
@@ -45,11 +45,11 @@ TEST(ImageIO, PngIsSrgbAndClamped) {
     unsigned char* px = stbi_load(tmp("wp.png").c_str(), &w, &h, &n, 3);
     ASSERT_NE(px, nullptr);
     ASSERT_EQ(w, 7);
-    EXPECT_EQ(px[0], 0);                                   // x = 0: black red channel
-    EXPECT_EQ(px[2], 255);                                 // 2.5 clamps to white
-    EXPECT_EQ(px[3 * 6], 255);                             // 1.8 clamps
+    EXPECT_EQ(px[0], 0);                                                                     // x = 0: black red channel
+    EXPECT_EQ(px[2], 255);                                                                   // 2.5 clamps to white
+    EXPECT_EQ(px[3 * 6], 255);                                                               // 1.8 clamps
     EXPECT_EQ(px[3 * (1 * 7) + 1], (unsigned char)std::lround(255 * linear_to_srgb(0.1f)));  // sRGB curve
-    EXPECT_GT(px[3 * (1 * 7) + 1], 80);                    // 0.1 linear is ~89 in sRGB, not 26
+    EXPECT_GT(px[3 * (1 * 7) + 1], 80);  // 0.1 linear is ~89 in sRGB, not 26
     stbi_image_free(px);
 }
 

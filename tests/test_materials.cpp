@@ -154,7 +154,8 @@ TEST(Materials, NoNonFiniteWeightsOverMillionsOfSamples) {
         vec3 w = bs.f * fabsf(bs.wi.z) / bs.pdf;
         float pdf;
         vec3 f = bsdf_eval(m, wo, bs.wi, pdf);
-        if (!finite3(w) || glm::min(w.x, glm::min(w.y, w.z)) < 0 || !(bs.pdf > 0) || !finite3(f) || !finite1(pdf)) ++bad;
+        if (!finite3(w) || glm::min(w.x, glm::min(w.y, w.z)) < 0 || !(bs.pdf > 0) || !finite3(f) || !finite1(pdf))
+            ++bad;
     }
     EXPECT_GT(taken, 2500000u);
     EXPECT_EQ(bad, 0u);
@@ -281,9 +282,9 @@ TEST(Textures, BilinearRepeatAndSrgbDecoding) {
     s.textures = &info;
     EXPECT_NEAR(tex_lookup(s, 0, vec2(0.25f, 0.25f)).x, 0.0f, 1e-6f);  // texel centres
     EXPECT_NEAR(tex_lookup(s, 0, vec2(0.75f, 0.25f)).x, 1.0f, 1e-6f);
-    EXPECT_NEAR(tex_lookup(s, 0, vec2(0.5f, 0.25f)).x, 0.5f, 1e-6f);   // between two texels
+    EXPECT_NEAR(tex_lookup(s, 0, vec2(0.5f, 0.25f)).x, 0.5f, 1e-6f);    // between two texels
     EXPECT_NEAR(tex_lookup(s, 0, vec2(1.25f, -0.75f)).x, 0.0f, 1e-6f);  // repeat
-    EXPECT_NEAR(tex_lookup(s, 0, vec2(0.0f, 0.25f)).x, 0.5f, 1e-6f);   // wraps across the edge
+    EXPECT_NEAR(tex_lookup(s, 0, vec2(0.0f, 0.25f)).x, 0.5f, 1e-6f);    // wraps across the edge
     // 8-bit PNG: sRGB decoded for color, raw for data
     unsigned char px[4] = {128, 128, 128, 255};
     std::string p = tmp("grey.png");
@@ -325,7 +326,8 @@ TEST(Textures, TexturedLambertQuadUnderUniformSkyShowsTheTexture) {
         for (uint32_t px = 0; px < 32; ++px) {
             double e = 0;
             for (int a = 0; a < 8; ++a)
-                for (int c = 0; c < 8; ++c) e += tex_lookup(sv, tex, vec2((px + (c + 0.5f) / 8) / 32, (py + (a + 0.5f) / 8) / 32)).x / 64;
+                for (int c = 0; c < 8; ++c)
+                    e += tex_lookup(sv, tex, vec2((px + (c + 0.5f) / 8) / 32, (py + (a + 0.5f) / 8) / 32)).x / 64;
             worst = std::max(worst, std::fabs(img.rgb[3 * (py * 32 + px)] - e));
             EXPECT_NEAR(img.rgb[3 * (py * 32 + px)], e, 0.02) << px << "," << py;
             EXPECT_NEAR(img.rgb[3 * (py * 32 + px) + 2], 0.1f, 0.01f);
@@ -390,9 +392,10 @@ TEST(Materials, SceneJsonEnvironmentTexturesPresets) {
         return p;
     };
     const std::string sphere = R"({"type": "sphere", "material": "m", "radius": 1})";
-    LoadedScene ls = load_scene_json(scene(R"("environment": {"file": "env.pfm", "scale": 2, "rotation": 90},)",
-                                           R"({"type": "principled", "base_color_texture": "tex.png", "metallic": 0.5})",
-                                           sphere + R"(, {"type": "cube", "material": "m", "emission": [1,2,3]})"));
+    LoadedScene ls =
+        load_scene_json(scene(R"("environment": {"file": "env.pfm", "scale": 2, "rotation": 90},)",
+                              R"({"type": "principled", "base_color_texture": "tex.png", "metallic": 0.5})",
+                              sphere + R"(, {"type": "cube", "material": "m", "emission": [1,2,3]})"));
     EXPECT_EQ(ls.data.env_width, 4u);
     EXPECT_EQ(ls.data.env_height, 2u);
     EXPECT_NEAR(ls.data.env_texels[0].x, 2.0f * (0.5f + 4), 1e-5f);  // PFM rows bottom-up: row 0 is the file's last
@@ -419,9 +422,12 @@ TEST(Materials, SceneJsonEnvironmentTexturesPresets) {
     };
     const std::string lam = R"({"type": "lambert"})";
     expect_error(scene(R"("environment": {"file": "nope.exr"},)", lam, sphere), "/environment/file", "cannot open");
-    expect_error(scene(R"("environment": {"file": "env.pfm", "scale": -1},)", lam, sphere), "/environment/scale", "negative");
-    expect_error(scene(R"("environment": {"file": "env.pfm"}, "background": [1,1,1],)", lam, sphere), "/background", "either");
-    expect_error(scene("", R"({"type": "conductor", "preset": "Xx"})", sphere), "/materials/m/preset", "unknown conductor preset");
+    expect_error(scene(R"("environment": {"file": "env.pfm", "scale": -1},)", lam, sphere), "/environment/scale",
+                 "negative");
+    expect_error(scene(R"("environment": {"file": "env.pfm"}, "background": [1,1,1],)", lam, sphere), "/background",
+                 "either");
+    expect_error(scene("", R"({"type": "conductor", "preset": "Xx"})", sphere), "/materials/m/preset",
+                 "unknown conductor preset");
     expect_error(scene("", R"({"type": "conductor", "eta": [1,1,1]})", sphere), "/materials/m/k", "missing");
     expect_error(scene("", R"({"type": "principled", "base_color_texture": "none.png"})", sphere),
                  "/materials/m/base_color_texture", "cannot open");

@@ -110,7 +110,8 @@ TEST(Mesh, ErrorsNameTheFileAndTheProblem) {
     std::string obj = cube_path();
     auto scene = [&](const std::string& object) {
         return write_tmp("mesh-scene.json", R"({"camera": {"position": [0.5,0.5,5], "target": [0.5,0.5,0]},
-          "materials": {"m": {"type": "lambert", "albedo": 0.5}}, "objects": [)" + object + "]}");
+          "materials": {"m": {"type": "lambert", "albedo": 0.5}}, "objects": [)" +
+                                                object + "]}");
     };
     auto expect_scene_error = [&](const std::string& object, const std::string& ptr, const std::string& what) {
         std::string p = scene(object);
@@ -144,7 +145,8 @@ TEST(Mesh, ErrorsNameTheFileAndTheProblem) {
 // This exercises triangle lights in NEE, their pdf in MIS, and the per-triangle light table.
 TEST(Mesh, EmissiveMeshFurnace) {
     std::string obj = cube_path();
-    std::string p = write_tmp("mesh-furnace.json", R"({"render": {"width": 16, "height": 16, "spp": 2048, "max_depth": 200},
+    std::string p =
+        write_tmp("mesh-furnace.json", R"({"render": {"width": 16, "height": 16, "spp": 2048, "max_depth": 200},
       "camera": {"position": [0.5,0.5,0.5], "target": [0.5,0.5,0], "fov": 90},
       "materials": {"grey": {"type": "lambert", "albedo": 0.5}},
       "objects": [{"type": "mesh", "file": "cube.obj", "material": "grey", "emission": 1, "two_sided": true,

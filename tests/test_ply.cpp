@@ -50,13 +50,14 @@ std::string ascii_cube(const std::string& eol = "\n") {
     std::string b = "3 1.5 -2 7e3 11" + eol + "0 -1" + eol;
     for (int i = 0; i < 8; ++i) {
         char l[160];
-        std::snprintf(l, sizeof l, "%g 2 5 6 %g 200 %g %g %g", kCubeV[i][0], kCubeV[i][1], kCubeV[i][2],
-                      0.25 * i, 0.125 * i);
+        std::snprintf(l, sizeof l, "%g 2 5 6 %g 200 %g %g %g", kCubeV[i][0], kCubeV[i][1], kCubeV[i][2], 0.25 * i,
+                      0.125 * i);
         b += l + eol;
     }
     for (int f = 0; f < 6; ++f) {
         char l[160];
-        std::snprintf(l, sizeof l, "4 %d %d %d %d 2 0.5 1e-3 %d", kCubeF[f][0], kCubeF[f][1], kCubeF[f][2], kCubeF[f][3], f);
+        std::snprintf(l, sizeof l, "4 %d %d %d %d 2 0.5 1e-3 %d", kCubeF[f][0], kCubeF[f][1], kCubeF[f][2],
+                      kCubeF[f][3], f);
         b += l + eol;
     }
     return h + b;
@@ -155,10 +156,12 @@ TEST(Ply, NormalsUvAliasesAndTransform) {
     // transpose and are renormalized; the texture coordinate names s/t and texture_u/texture_v work too
     for (const char* uvn : {"u v", "s t", "texture_u texture_v"}) {
         std::string un(uvn, std::strchr(uvn, ' ')), vn(std::strchr(uvn, ' ') + 1);
-        std::string t = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
-                        "property float nx\nproperty float ny\nproperty float nz\nproperty float " + un +
-                        "\nproperty float " + vn + "\nelement face 1\nproperty list uchar uint vertex_index\nend_header\n"
-                        "0 0 0 0 0 2 0 0\n1 0 0 0 0 2 1 0\n0 1 0 0 1 1 0 1\n3 0 1 2\n";
+        std::string t =
+            "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+            "property float nx\nproperty float ny\nproperty float nz\nproperty float " +
+            un + "\nproperty float " + vn +
+            "\nelement face 1\nproperty list uchar uint vertex_index\nend_header\n"
+            "0 0 0 0 0 2 0 0\n1 0 0 0 0 2 1 0\n0 1 0 0 1 1 0 1\n3 0 1 2\n";
         std::string p = write_tmp("tri.ply", t);
         ObjMesh m = load_ply(p);
         ASSERT_EQ(m.triangles(), 1u);
@@ -176,9 +179,10 @@ TEST(Ply, NormalsUvAliasesAndTransform) {
         EXPECT_NEAR(glm::distance(t2.pos[2], vec3(M * vec4(0, 1, 0, 1))), 0.0f, 1e-6f);
     }
     // a zero normal on one corner: that triangle has no file normals, and smooth fills in the face's
-    std::string z = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
-                    "property float nx\nproperty float ny\nproperty float nz\nelement face 1\n"
-                    "property list uchar int vertex_indices\nend_header\n0 0 0 0 0 1\n1 0 0 0 0 0\n0 1 0 0 0 1\n3 0 1 2\n";
+    std::string z =
+        "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+        "property float nx\nproperty float ny\nproperty float nz\nelement face 1\n"
+        "property list uchar int vertex_indices\nend_header\n0 0 0 0 0 1\n1 0 0 0 0 0\n0 1 0 0 0 1\n3 0 1 2\n";
     std::string pz = write_tmp("tri-zero-normal.ply", z);
     EXPECT_FALSE(load_ply(pz).has_normals[0]);
     ObjMesh sz = load_ply(pz, mat4(1.0f), true);
@@ -189,11 +193,12 @@ TEST(Ply, NormalsUvAliasesAndTransform) {
 TEST(Ply, AllTypesPolygonsAndShortFaces) {
     // every type name and alias, integer coordinates, several list count and index types; a pentagon (fan of
     // 3), a face of 2 and one of 0 vertices (skipped with one warning)
-    std::string h = "ply\nformat binary_little_endian 1.0\nelement vertex 5\nproperty int8 x\nproperty short y\n"
-                    "property uint16 z\nproperty int32 a\nproperty uint b\nproperty float64 c\nproperty uchar d\n"
-                    "property char e\nproperty ushort f\nproperty int16 g\nproperty uint32 h\nproperty float32 i\n"
-                    "property double j\nproperty uint8 k\nproperty int l\nelement face 4\n"
-                    "property list ushort uint16 vertex_indices\nproperty list int8 uchar m\nend_header\n";
+    std::string h =
+        "ply\nformat binary_little_endian 1.0\nelement vertex 5\nproperty int8 x\nproperty short y\n"
+        "property uint16 z\nproperty int32 a\nproperty uint b\nproperty float64 c\nproperty uchar d\n"
+        "property char e\nproperty ushort f\nproperty int16 g\nproperty uint32 h\nproperty float32 i\n"
+        "property double j\nproperty uint8 k\nproperty int l\nelement face 4\n"
+        "property list ushort uint16 vertex_indices\nproperty list int8 uchar m\nend_header\n";
     const int P[5][3] = {{0, 0, 0}, {2, 0, 0}, {3, 2, 0}, {1, 3, 0}, {-1, 2, 0}};
     Bytes b;
     for (auto& q : P) {
@@ -298,8 +303,9 @@ TEST(Ply, StanfordDragonMatchesItsObj) {
 }
 
 TEST(Ply, MalformedFilesThrowNamingTheFile) {
-    const std::string hv = "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
-                           "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+    const std::string hv =
+        "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+        "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
     auto tri_body = [](int i2, uint8_t n = 3, float x0 = 0) {
         Bytes b;
         b.put<float>(x0).put<float>(0).put<float>(0).put<float>(1).put<float>(0).put<float>(0);
@@ -308,8 +314,9 @@ TEST(Ply, MalformedFilesThrowNamingTheFile) {
         return b.s;
     };
     ASSERT_EQ(load_ply(write_tmp("good.ply", hv + tri_body(2))).triangles(), 1u);
-    const std::string ha = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
-                           "property float z\nelement face 1\nproperty list int int vertex_indices\nend_header\n";
+    const std::string ha =
+        "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+        "property float z\nelement face 1\nproperty list int int vertex_indices\nend_header\n";
     const std::string good_a = "0 0 0\n1 0 0\n0 1 0\n";
     ASSERT_EQ(load_ply(write_tmp("good-a.ply", ha + good_a + "3 0 1 2\n")).triangles(), 1u);
     std::string big = hv;
@@ -364,22 +371,31 @@ TEST(Ply, MalformedFilesThrowNamingTheFile) {
         {"zero-faces", zerofaces + tri_body(2).substr(0, 36), "no faces"},
         {"only-short-faces", ha + good_a + "2 0 1\n", "no triangles"},
         {"indices-not-list", pointlist + tri_body(2), "not a list"},
-        {"float-indices", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
-                          "element face 1\nproperty list uchar float vertex_indices\nend_header\n" + good_a + "3 0 1 2\n",
+        {"float-indices",
+         "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+         "element face 1\nproperty list uchar float vertex_indices\nend_header\n" +
+             good_a + "3 0 1 2\n",
          "non-integer item type"},
-        {"ascii-not-a-number", ha + "0 0 0\n1 zero 0\n0 1 0\n3 0 1 2\n", "vertex 1, property 'y': 'zero' is not a number (line 11)"},
+        {"ascii-not-a-number", ha + "0 0 0\n1 zero 0\n0 1 0\n3 0 1 2\n",
+         "vertex 1, property 'y': 'zero' is not a number (line 11)"},
         {"ascii-float-index", ha + good_a + "3 0 1.5 2\n", "'1.5' is not an integer"},
         {"ascii-index-range", ha + good_a + "3 0 1 99999999999\n", "out of range"},
-        {"ascii-uchar-range", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
-                              "property uchar r\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
-                              "0 0 0 256\n1 0 0 0\n0 1 0 0\n3 0 1 2\n", "out of range for its type"},
+        {"ascii-uchar-range",
+         "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+         "property uchar r\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+         "0 0 0 256\n1 0 0 0\n0 1 0 0\n3 0 1 2\n",
+         "out of range for its type"},
         {"ascii-truncated", ha + good_a + "3 0 1", "truncated"},
         {"ascii-short", ha + "0 0 0\n", "truncated"},
-        {"duplicate-vertex", "ply\nformat ascii 1.0\nelement vertex 0\nelement vertex 0\nend_header\n", "second element 'vertex'"},
-        {"duplicate-property", "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nproperty float x\nend_header\n",
+        {"duplicate-vertex", "ply\nformat ascii 1.0\nelement vertex 0\nelement vertex 0\nend_header\n",
+         "second element 'vertex'"},
+        {"duplicate-property",
+         "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nproperty float x\nend_header\n",
          "second property 'x'"},
-        {"list-x", "ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar float x\nproperty float y\nproperty float z\n"
-                   "element face 1\nproperty list uchar int vertex_indices\nend_header\n1 0 0 0\n3 0 0 0\n", "is a list"},
+        {"list-x",
+         "ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar float x\nproperty float y\nproperty float z\n"
+         "element face 1\nproperty list uchar int vertex_indices\nend_header\n1 0 0 0\n3 0 0 0\n",
+         "is a list"},
         {"nul-in-ascii", ha + std::string("0 0 0\n1 \0 0\n0 1 0\n3 0 1 2\n", 26), "NUL byte"},
     };
     for (const Case& c : cases) {
@@ -439,7 +455,7 @@ TEST(Ply, MutatedFilesGiveMeshesOrMeshErrors) {
 TEST(Ply, DragonSceneLoadsAndRenders) {
     LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/dragon.json");
     EXPECT_EQ(ls.data.num_primitives, 5u * 100000u + 2u);  // five dragons, the floor quad and the lamp sphere
-    EXPECT_EQ(ls.data.lights.size(), 1u);  // the lamp (the sky is the environment)
+    EXPECT_EQ(ls.data.lights.size(), 1u);                  // the lamp (the sky is the environment)
     EXPECT_EQ(ls.params.width, 1280u);
     EXPECT_EQ(ls.params.height, 720u);
     EXPECT_GT(ls.data.textures.size(), 0u);

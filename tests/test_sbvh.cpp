@@ -233,8 +233,9 @@ std::vector<Tri> thin_soup(int n, uint32_t seed, bool parallel = false) {
     for (int i = 0; i < n; ++i) {
         vec3 a(U(rng) * 10, U(rng) * 10, U(rng) * 10);
         // mostly along the cube's diagonals (boxes far larger than the triangles), some in random directions
-        vec3 dir = i % 4 == 3 ? glm::normalize(vec3(U(rng), U(rng), U(rng)) + vec3(1e-3f))
-                              : glm::normalize(vec3(i & 1 ? 1 : -1, i & 4 ? 1 : -1, 1) + 0.05f * vec3(U(rng), U(rng), U(rng)));
+        vec3 dir = i % 4 == 3
+                       ? glm::normalize(vec3(U(rng), U(rng), U(rng)) + vec3(1e-3f))
+                       : glm::normalize(vec3(i & 1 ? 1 : -1, i & 4 ? 1 : -1, 1) + 0.05f * vec3(U(rng), U(rng), U(rng)));
         vec3 side = glm::normalize(glm::cross(dir, glm::normalize(vec3(U(rng), U(rng), U(rng)) + vec3(0, 0, 2e-3f))));
         if (parallel) dir = glm::normalize(vec3(1.0f));
         float len = (parallel ? 2.0f : 1.0f) * (4.0f + 6.0f * (U(rng) + 1.0f));
@@ -417,7 +418,9 @@ TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
         EXPECT_EQ(d->attr.size(), d0.attr.size()) << "attribute records duplicated";
         ASSERT_EQ(d->lights.size(), d0.lights.size());
         // the same light table, in a different order: match by Le (distinct per light)
-        auto key = [](const Light& l) { return std::array<float, 5>{l.Le.x, l.Le.y, l.Le.z, l.area, float(l.two_sided)}; };
+        auto key = [](const Light& l) {
+            return std::array<float, 5>{l.Le.x, l.Le.y, l.Le.z, l.area, float(l.two_sided)};
+        };
         std::vector<std::pair<std::array<float, 5>, float>> a, b;
         for (const Light& l : d0.lights) a.push_back({key(l), l.select_pdf});
         for (const Light& l : d->lights) b.push_back({key(l), l.select_pdf});
@@ -487,7 +490,7 @@ TEST(SBVH, DISABLED_SponzaStats) {
     std::vector<Tri> tris;
     std::vector<AABB> boxes;
     for (size_t j = 0; j < d.info.size(); ++j) {
-        const F4 *g = &d.geom[3 * j];
+        const F4* g = &d.geom[3 * j];
         vec3 a(g[0].x, g[0].y, g[0].z);
         if (d.info[j].x == uint32_t(ShapeType::Triangle))
             tris.push_back({a, a + vec3(g[1].x, g[1].y, g[1].z), a + vec3(g[2].x, g[2].y, g[2].z)});
@@ -501,9 +504,10 @@ TEST(SBVH, DISABLED_SponzaStats) {
         auto t0 = std::chrono::steady_clock::now();
         BVHBuild b = build_bvh(boxes, opt, &tris);
         double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("  sponza %s: %zu triangles, %zu references (+%.1f%%), %zu nodes, depth %d, SAH %.2f, build %.2f s\n",
-                    s ? "split" : "plain", tris.size(), b.order.size(), 100.0 * (double(b.order.size()) / tris.size() - 1.0),
-                    b.nodes.size(), b.depth, sah_cost(b), sec);
+        std::printf(
+            "  sponza %s: %zu triangles, %zu references (+%.1f%%), %zu nodes, depth %d, SAH %.2f, build %.2f s\n",
+            s ? "split" : "plain", tris.size(), b.order.size(), 100.0 * (double(b.order.size()) / tris.size() - 1.0),
+            b.nodes.size(), b.depth, sah_cost(b), sec);
         (s ? split : plain).bvh = std::move(b);
     }
     // whole SceneBuilder path with the knob

@@ -47,7 +47,8 @@ TEST(SceneJson, ErrorsNameFilePointerAndProblem) {
     expect_error("{\"camera\": ", "", "JSON syntax error");
     expect_error(bad("\"radius\": 1", "\"radius\": -1"), "/objects/0/radius", "must be > 0");
     expect_error(bad("\"radius\": 1", "\"radius\": \"big\""), "/objects/0/radius", "expected a number");
-    expect_error(bad("\"material\": \"m\"", "\"material\": \"nope\""), "/objects/0/material", "no material named 'nope'");
+    expect_error(bad("\"material\": \"m\"", "\"material\": \"nope\""), "/objects/0/material",
+                 "no material named 'nope'");
     expect_error(bad("\"radius\"", "\"radios\""), "/objects/0/radios", "unknown key");
     expect_error(bad("\"lambert\"", "\"velvet\""), "/materials/m/type", "unknown material type");
     expect_error(bad("\"target\": [0,0,0]", "\"target\": [0,0]"), "/camera/target", "expected [x, y, z]");

@@ -54,7 +54,10 @@ std::string write_bytes(const std::string& name, const std::string& bytes) {
 }
 // A unit square in the xz plane (y = 0), normals +y, as two triangles with materials 0 and 1.
 std::vector<V> square_verts() {
-    return {{{0, 0, 0}, {0, 1, 0}, {0, 0}}, {{1, 0, 0}, {0, 1, 0}, {1, 0}}, {{1, 0, 1}, {0, 1, 0}, {1, 1}}, {{0, 0, 1}, {0, 1, 0}, {0, 1}}};
+    return {{{0, 0, 0}, {0, 1, 0}, {0, 0}},
+            {{1, 0, 0}, {0, 1, 0}, {1, 0}},
+            {{1, 0, 1}, {0, 1, 0}, {1, 1}},
+            {{0, 0, 1}, {0, 1, 0}, {0, 1}}};
 }
 std::vector<T> square_tris() { return {{{0, 2, 1}, 0}, {{0, 3, 2}, 1}}; }
 
@@ -134,7 +137,8 @@ TEST(TungstenTransform, RotationIsTungstenRotYXZ) {
     // Tungsten's Mat4f::rotYXZ written out element by element (row-major), for angles on all three axes
     const float ax = 30, ay = -50, az = 70;
     float r[3] = {ax * kPi / 180, ay * kPi / 180, az * kPi / 180};
-    float c[3] = {std::cos(r[0]), std::cos(r[1]), std::cos(r[2])}, s[3] = {std::sin(r[0]), std::sin(r[1]), std::sin(r[2])};
+    float c[3] = {std::cos(r[0]), std::cos(r[1]), std::cos(r[2])},
+          s[3] = {std::sin(r[0]), std::sin(r[1]), std::sin(r[2])};
     float ref[3][3] = {{c[1] * c[2] - s[1] * s[0] * s[2], -c[1] * s[2] - s[1] * s[0] * c[2], -s[1] * c[0]},
                        {c[0] * s[2], c[0] * c[2], -s[0]},
                        {s[1] * c[2] + c[1] * s[0] * s[2], -s[1] * s[2] + c[1] * s[0] * c[2], c[1] * c[0]}};
@@ -214,7 +218,8 @@ TEST(TungstenCornell, LoadsWithCameraLightAndCounts) {
     EXPECT_EQ(s.params.max_depth, 65u);  // Tungsten's 64 bounces
     EXPECT_EQ(s.params.light_sampling, 1u);
     bool filter_warned = false;
-    for (const std::string& w : s.warnings) filter_warned |= w.find("/camera/reconstruction_filter") != std::string::npos;
+    for (const std::string& w : s.warnings)
+        filter_warned |= w.find("/camera/reconstruction_filter") != std::string::npos;
     EXPECT_TRUE(filter_warned);
 }
 
@@ -253,8 +258,10 @@ TEST(TungstenCornell, CpuMeanMatchesMitsubaReference) {
         // 0.3%: several times the measured noise (about 0.05-0.1%, printed), far below what a wrong quad
         // orientation, cube size or field of view does (percents to tens of percents)
         double tol = 0.003 * rmean[c];
-        std::printf("channel %d: wavepath (Tungsten scene) %.5f  mitsuba %.5f  (%+.3f%%), noise sigma %.3f%%, tolerance %.2f%%\n",
-                    c, mean, rmean[c], 100 * (mean / rmean[c] - 1), 100 * sigma / rmean[c], 100 * tol / rmean[c]);
+        std::printf(
+            "channel %d: wavepath (Tungsten scene) %.5f  mitsuba %.5f  (%+.3f%%), noise sigma %.3f%%, tolerance "
+            "%.2f%%\n",
+            c, mean, rmean[c], 100 * (mean / rmean[c] - 1), 100 * sigma / rmean[c], 100 * tol / rmean[c]);
         EXPECT_NEAR(mean, rmean[c], tol) << "channel " << c;
     }
     const Image& img = imgs[0];
@@ -303,7 +310,8 @@ TEST(TungstenWaterCaustic, LoadsAndRenders) {
     bool integrator_warned = false;
     for (const std::string& w : s.warnings) integrator_warned |= w.find("progressive_photon_map") != std::string::npos;
     EXPECT_TRUE(integrator_warned);
-    for (const std::string& w : s.warnings) EXPECT_EQ(w.find("/primitives/"), std::string::npos) << w;  // nothing else unsupported
+    for (const std::string& w : s.warnings)
+        EXPECT_EQ(w.find("/primitives/"), std::string::npos) << w;  // nothing else unsupported
 
     RenderParams rp = s.params;
     rp.width = 64;
@@ -476,16 +484,27 @@ TEST(TungstenScene, SmallSceneLoads) {
 
 TEST(TungstenScene, UnsupportedThingsAreWarnedAbout) {
     std::string t = scene_text(mesh_path());
-    t = replace(t, R"("albedo": 0.5})", R"("albedo": 0.5, "bump": "b.png"}, {"name": "pl", "type": "rough_plastic", "roughness": 0.04, "albedo": 0.3},
+    t = replace(
+        t, R"("albedo": 0.5})",
+        R"("albedo": 0.5, "bump": "b.png"}, {"name": "pl", "type": "rough_plastic", "roughness": 0.04, "albedo": 0.3},
         {"name": "mx", "type": "mixed"}, {"name": "ck", "type": "lambert", "albedo": {"type": "checker", "on_color": 1, "off_color": 0}})");
     t = replace(t, R"("type": "quad", "bsdf": "white")", R"("type": "quad", "bsdf": "pl", "bump_strength": 2)");
-    t = replace(t, R"("primitives": [)", R"("primitives": [{"type": "curves", "bsdf": "white"}, {"type": "cube", "bsdf": "mx", "int_medium": "fog"},)");
+    t = replace(
+        t, R"("primitives": [)",
+        R"("primitives": [{"type": "curves", "bsdf": "white"}, {"type": "cube", "bsdf": "mx", "int_medium": "fog"},)");
     t = replace(t, R"("max_bounces": 3)", R"("max_bounces": 3, "min_bounces": 1)");
     t = replace(t, R"("renderer": {)", R"("media": [{"name": "fog"}], "renderer": {"frobnicate": 1, )");
     LoadedScene s = load_scene_json(write_text("warn-tungsten.json", t));
-    const char* expected[] = {"/bsdfs/0/bump", "/bsdfs/1: rough_plastic approximated by the principled", "/bsdfs/2/type",
-                              "/bsdfs/3/albedo: checker", "/primitives/0/type", "/primitives/1/int_medium",
-                              "/primitives/2/bump_strength", "/integrator/min_bounces", "/media", "/renderer/frobnicate"};
+    const char* expected[] = {"/bsdfs/0/bump",
+                              "/bsdfs/1: rough_plastic approximated by the principled",
+                              "/bsdfs/2/type",
+                              "/bsdfs/3/albedo: checker",
+                              "/primitives/0/type",
+                              "/primitives/1/int_medium",
+                              "/primitives/2/bump_strength",
+                              "/integrator/min_bounces",
+                              "/media",
+                              "/renderer/frobnicate"};
     for (const char* e : expected) {
         bool found = false;
         for (const std::string& w : s.warnings) found |= w.find(e) != std::string::npos;
@@ -500,15 +519,16 @@ TEST(TungstenScene, UnsupportedThingsAreWarnedAbout) {
 
 TEST(TungstenScene, MalformedInputsThrowWithFileAndPointer) {
     std::string good = scene_text(mesh_path());
-    expect_scene_error(replace(good, R"("bsdf": "white", "transform": {"scale")", R"("bsdf": "nope", "transform": {"scale")"),
-                       "/primitives/0/bsdf", "no bsdf named 'nope'");
+    expect_scene_error(
+        replace(good, R"("bsdf": "white", "transform": {"scale")", R"("bsdf": "nope", "transform": {"scale")"),
+        "/primitives/0/bsdf", "no bsdf named 'nope'");
     expect_scene_error(replace(good, R"("fov": 90)", R"("fov": "wide")"), "/camera/fov", "expected a number");
-    expect_scene_error(replace(good, R"("scale": [4, 1, 4])", R"("scale": [4, -1, 4])"), "/primitives/0/transform/scale",
-                       "must not be negative");
+    expect_scene_error(replace(good, R"("scale": [4, 1, 4])", R"("scale": [4, -1, 4])"),
+                       "/primitives/0/transform/scale", "must not be negative");
     expect_scene_error(replace(good, R"("scale": 0.5})", R"("scale": -0.5})"), "/primitives/2/transform/scale",
                        "must not be negative");
-    expect_scene_error(replace(good, R"("scale": 0.5, "rotation")", R"("scale": 0, "rotation")"), "/primitives/3/transform",
-                       "zero area");
+    expect_scene_error(replace(good, R"("scale": 0.5, "rotation")", R"("scale": 0, "rotation")"),
+                       "/primitives/3/transform", "zero area");
     // NaN and infinity cannot be written in JSON text (the parser refuses 1e999), but a parsed root can hold them
     for (const char* which : {"fov", "position"}) {
         json root = json::parse(good);
@@ -521,19 +541,24 @@ TEST(TungstenScene, MalformedInputsThrowWithFileAndPointer) {
             load_tungsten_scene("nan.json", root);
             ADD_FAILURE() << "no SceneError for " << which;
         } catch (const SceneError& e) {
-            EXPECT_NE(std::string(e.what()).find("nan.json: " + ptr + ": not a finite number"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("nan.json: " + ptr + ": not a finite number"), std::string::npos)
+                << e.what();
         }
     }
     expect_scene_error(replace(good, mesh_path(), tmp("missing.wo3")), "/primitives/1/file", "missing.wo3");
     std::string bad_mesh = write_bytes("bad-index.wo3", wo3_bytes(square_verts(), {{{0, 1, 9}, 0}}));
     expect_scene_error(scene_text(bad_mesh), "/primitives/1/file", "out of range");
-    expect_scene_error(replace(good, R"("power": 10)", R"("power": -10)"), "/primitives/2/power", "must not be negative");
-    expect_scene_error(replace(good, R"("resolution": [40, 20])", R"("resolution": [40, 0])"), "/camera/resolution/1", "integer");
-    expect_scene_error(replace(good, R"("max_bounces": 3)", R"("max_bounces": 2.5)"), "/integrator/max_bounces", "integer");
+    expect_scene_error(replace(good, R"("power": 10)", R"("power": -10)"), "/primitives/2/power",
+                       "must not be negative");
+    expect_scene_error(replace(good, R"("resolution": [40, 20])", R"("resolution": [40, 0])"), "/camera/resolution/1",
+                       "integer");
+    expect_scene_error(replace(good, R"("max_bounces": 3)", R"("max_bounces": 2.5)"), "/integrator/max_bounces",
+                       "integer");
     expect_scene_error(replace(good, R"("roughness": 0.2)", R"("roughness": -0.2)"), "/bsdfs/1/roughness", "negative");
     expect_scene_error(replace(good, R"("name": "gold")", R"("name": "white")"), "/bsdfs/1/name", "a second bsdf");
     expect_scene_error(replace(good, R"("type": "null")", R"("type": 3)"), "/primitives/2/bsdf/type", "not a string");
-    expect_scene_error(replace(good, R"("look_at": [0, 1, 0])", R"("look_at": [0, 1, 4])"), "/camera/transform", "degenerate");
+    expect_scene_error(replace(good, R"("look_at": [0, 1, 0])", R"("look_at": [0, 1, 4])"), "/camera/transform",
+                       "degenerate");
 }
 
 namespace {
@@ -548,9 +573,10 @@ void write_pfm(const std::string& name, int w, int h, const std::function<float(
     write_bytes(name, pfm);
 }
 LoadedScene env_scene(const std::string& file, const std::string& rot) {
-    std::string text = R"({"primitives": [{"type": "infinite_sphere", "emission": ")" + file +
-                       R"(", "transform": {"rotation": )" + rot +
-                       R"(}}], "camera": {"resolution": 8, "transform": {"position": [0,0,0], "look_at": [0,0,-1], "up": [0,1,0]}}})";
+    std::string text =
+        R"({"primitives": [{"type": "infinite_sphere", "emission": ")" + file + R"(", "transform": {"rotation": )" +
+        rot +
+        R"(}}], "camera": {"resolution": 8, "transform": {"position": [0,0,0], "look_at": [0,0,-1], "up": [0,1,0]}}})";
     return load_scene_json(write_text("env-tungsten.json", text));
 }
 // Tungsten's direction of texel (row, col) center, local to the sphere: u = 0.5 + atan2(z, x) / 2pi, v = acos(-y) / pi,
@@ -598,7 +624,8 @@ TEST(TungstenScene, EnvironmentMapFollowsTungstenLookup) {
     for (const std::string& w : s.warnings) warned |= w.find("resampled") != std::string::npos;
     EXPECT_TRUE(warned);
     // a constant emission is the background
-    LoadedScene c = load_scene_json(write_text("env-const.json", R"({"primitives": [{"type": "infinite_sphere", "emission": [1, 2, 3]}],
+    LoadedScene c = load_scene_json(
+        write_text("env-const.json", R"({"primitives": [{"type": "infinite_sphere", "emission": [1, 2, 3]}],
         "camera": {"transform": {"position": [0,0,0], "look_at": [0,0,-1], "up": [0,1,0]}}})"));
     EXPECT_EQ(c.data.background, vec3(1, 2, 3));
 }

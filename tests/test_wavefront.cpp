@@ -28,7 +28,7 @@ struct SoAHost {  // host arrays for one PathSoA
     std::vector<void*> owned;
     explicit SoAHost(size_t n) {
         q.visit([&](void** p, size_t bytes, const char*) {
-            *p = ::operator new(bytes * n, std::align_val_t(16));
+            *p = ::operator new(bytes* n, std::align_val_t(16));
             owned.push_back(*p);
         });
     }
@@ -187,7 +187,8 @@ TEST(Wavefront, DrainMatchesIterationsBitForBit) {
         a.drain_below = 0;
         b.drain_below = 600;  // below the queue size: the drain waits for the queue to shrink
         RenderStats sa, sb, sm;
-        Image x = render_cpu(ls.data, rp, Mode::Wavefront, a, &sa), y = render_cpu(ls.data, rp, Mode::Wavefront, b, &sb);
+        Image x = render_cpu(ls.data, rp, Mode::Wavefront, a, &sa),
+              y = render_cpu(ls.data, rp, Mode::Wavefront, b, &sb);
         Image mk = render_cpu(ls.data, rp, Mode::Megakernel, {}, &sm);
         EXPECT_EQ(x.rgb, y.rgb) << name;
         EXPECT_EQ(mk.rgb, y.rgb) << name;
@@ -338,9 +339,9 @@ TEST(Wavefront, PixelOrderVisitsEveryPixelOnceInTiles) {
         // (divisions by multiply-high once prepared, plain ones before: both)
         SceneView s{};
         const RenderParams fast = rp.prepared();
-        for (uint64_t index : std::initializer_list<uint64_t>{0, uint64_t(np) - 1, uint64_t(np), uint64_t(np) * 7 + 3,
-                                                              (1ull << 32) - 1, 1ull << 32, (1ull << 32) + 12345,
-                                                              (1ull << 40) - 1})
+        for (uint64_t index :
+             std::initializer_list<uint64_t>{0, uint64_t(np) - 1, uint64_t(np), uint64_t(np) * 7 + 3, (1ull << 32) - 1,
+                                             1ull << 32, (1ull << 32) + 12345, (1ull << 40) - 1})
             for (const RenderParams* r : std::initializer_list<const RenderParams*>{&rp, &fast}) {
                 const PathState p = generate_path(s, *r, index);
                 EXPECT_EQ(p.sample, uint32_t(index / np)) << index;
@@ -354,8 +355,23 @@ TEST(Wavefront, PixelOrderVisitsEveryPixelOnceInTiles) {
 // divisors of every size, dividends at and around multiples of them and at the ends of the range.
 TEST(Wavefront, FastDivIsExact) {
     std::mt19937 rng(11);
-    std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 8, 96, 160, 641, 1554, 921600, 6700417, (1u << 28) - 1, 1u << 31,
-                                      (1u << 31) + 1, 0xfffffffeu, 0xffffffffu};
+    std::vector<uint32_t> divisors = {1,
+                                      2,
+                                      3,
+                                      5,
+                                      7,
+                                      8,
+                                      96,
+                                      160,
+                                      641,
+                                      1554,
+                                      921600,
+                                      6700417,
+                                      (1u << 28) - 1,
+                                      1u << 31,
+                                      (1u << 31) + 1,
+                                      0xfffffffeu,
+                                      0xffffffffu};
     for (int i = 0; i < 200; ++i) divisors.push_back(rng() >> (rng() % 32));
     for (uint32_t d : divisors) {
         if (d == 0) continue;

@@ -202,7 +202,7 @@ void split_ref(const SCtx& c, const Ref& r, int axis, float pos, AABB& L, AABB& 
 struct Split {
     float cost = kInf;
     int axis = -1;
-    int bin = -1;     // object split: first bin of the right side
+    int bin = -1;      // object split: first bin of the right side
     float pos = 0.0f;  // spatial split: the plane
     AABB L, R;
 };
@@ -400,7 +400,8 @@ void partition(SCtx& c, std::vector<Ref>& refs, int depth, std::vector<Ref>& lo,
         Split os = object_split(c, refs, cb);
         // Spatial splits need not reduce the reference count, so they stop early enough to leave the object
         // splits below room to finish under max_depth: depth + 2 log2(n) < max_depth.
-        bool try_spatial = c.refs_total < c.refs_cap && depth + 2 * std::ilogb(double(refs.size())) + 2 < c.opt.max_depth;
+        bool try_spatial =
+            c.refs_total < c.refs_cap && depth + 2 * std::ilogb(double(refs.size())) + 2 < c.opt.max_depth;
         if (try_spatial && os.axis >= 0) {
             AABB ov = meet(os.L, os.R);
             try_spatial = ov.valid() && ov.area() > c.opt.split_alpha * c.root_area;
@@ -464,7 +465,8 @@ void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth) {
 
 BVHBuild build(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
                const std::vector<std::array<vec3, 3>>* tris) {
-    if (tris && tris->size() != boxes.size()) throw std::invalid_argument("build_bvh: triangles and boxes differ in count");
+    if (tris && tris->size() != boxes.size())
+        throw std::invalid_argument("build_bvh: triangles and boxes differ in count");
     SCtx c{boxes, tris, opt};
     size_t n = boxes.size();
     if (n == 0) return c.out;

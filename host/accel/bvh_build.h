@@ -33,9 +33,9 @@ struct AABB {
 constexpr int kDefaultBVHWidth = 2;
 
 struct BVHBuildOptions {
-    int bins = 32;           // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
+    int bins = 32;  // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
     uint32_t max_leaf = 2;
-    float traversal_cost = 1.0f;      // relative to one primitive test
+    float traversal_cost = 1.0f;        // relative to one primitive test
     int max_depth = kBVHStackSize - 4;  // deeper subtrees fall back to median splits
     // Spatial splits (SBVH, Stich, Friedrich and Dietrich 2009). Off: the plain binned object-split builder
     // above, unchanged. On: each node also tries a binned spatial split (opt.bins planes per axis) when the

@@ -22,7 +22,8 @@ using json = nlohmann::json;
 std::string kernel_short_name(const std::string& symbol) {
     std::string s = symbol;
     int status = 0;
-    std::unique_ptr<char, void (*)(void*)> dem(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+    std::unique_ptr<char, void (*)(void*)> dem(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status),
+                                               std::free);
     if (status == 0 && dem) s = dem.get();
     // cut the parameter list: the first '(' outside template brackets
     int depth = 0;
@@ -37,9 +38,12 @@ std::string kernel_short_name(const std::string& symbol) {
     std::string flat;
     depth = 0;
     for (char ch : head) {
-        if (ch == '<') ++depth;
-        else if (ch == '>') --depth;
-        else if (depth == 0) flat += ch;
+        if (ch == '<')
+            ++depth;
+        else if (ch == '>')
+            --depth;
+        else if (depth == 0)
+            flat += ch;
     }
     size_t c = flat.rfind("::");
     std::string name = c == std::string::npos ? flat : flat.substr(c + 2);
@@ -165,9 +169,15 @@ json run_bench(const BenchOptions& o) {
     if (be == Backend::Gpu)
         for (const KernelAttr& a : gpu_kernel_attrs(width)) occ[a.name] = a;
     for (const auto& [name, k] : ptx) {
-        json r{{"kernel", name},          {"symbol", k.mangled},          {"arch", k.arch},
-               {"registers", k.registers}, {"spill_stores", k.spill_stores}, {"spill_loads", k.spill_loads},
-               {"stack_bytes", k.stack_bytes}, {"shared_bytes", k.shared_bytes}, {"barriers", k.barriers}};
+        json r{{"kernel", name},
+               {"symbol", k.mangled},
+               {"arch", k.arch},
+               {"registers", k.registers},
+               {"spill_stores", k.spill_stores},
+               {"spill_loads", k.spill_loads},
+               {"stack_bytes", k.stack_bytes},
+               {"shared_bytes", k.shared_bytes},
+               {"barriers", k.barriers}};
         auto it = occ.find(name);
         if (it != occ.end()) {
             r["block"] = it->second.block;
@@ -178,11 +188,16 @@ json run_bench(const BenchOptions& o) {
     }
     for (const auto& [name, a] : occ)
         if (!ptx.count(name))
-            res.push_back(json{{"kernel", name}, {"registers", a.registers}, {"stack_bytes", a.local_bytes},
-                               {"shared_bytes", a.shared_bytes}, {"block", a.block}, {"blocks_per_sm", a.blocks_per_sm},
+            res.push_back(json{{"kernel", name},
+                               {"registers", a.registers},
+                               {"stack_bytes", a.local_bytes},
+                               {"shared_bytes", a.shared_bytes},
+                               {"block", a.block},
+                               {"blocks_per_sm", a.blocks_per_sm},
                                {"theoretical_occupancy", a.occupancy}});
     doc["kernel_resources"] = res;
-    doc["kernel_resources_source"] = rpath.empty() ? std::string("none (no kernel_resources.txt beside the binary)") : rpath;
+    doc["kernel_resources_source"] =
+        rpath.empty() ? std::string("none (no kernel_resources.txt beside the binary)") : rpath;
     auto resource_of = [&](const std::string& kernel) -> const json* {
         for (const json& r : doc["kernel_resources"])
             if (r["kernel"] == kernel) return &r;
@@ -195,8 +210,12 @@ json run_bench(const BenchOptions& o) {
     for (const std::string& path : o.scenes) {
         LoadedScene ls = load_render_scene(path, o.settings.scene);
         const RenderParams rp = ls.params;
-        json js{{"scene", path},      {"name", scene_label(path)}, {"width", rp.width},
-                {"height", rp.height}, {"spp", rp.spp},            {"max_depth", rp.max_depth},
+        json js{{"scene", path},
+                {"name", scene_label(path)},
+                {"width", rp.width},
+                {"height", rp.height},
+                {"spp", rp.spp},
+                {"max_depth", rp.max_depth},
                 {"light_sampling", rp.light_sampling}};
         js["modes"] = json::array();
         std::printf("\n%s: %ux%u, %u spp, max depth %u\n", path.c_str(), rp.width, rp.height, rp.spp, rp.max_depth);
@@ -264,7 +283,8 @@ json run_bench(const BenchOptions& o) {
                 if (be == Backend::Gpu && width == 2 && m == Mode::Wavefront && k == "extend" && ropt.refill > 0)
                     rk = "extend_persistent";
                 if (const json* r = resource_of(rk))
-                    for (const char* f : {"registers", "spill_stores", "spill_loads", "stack_bytes", "theoretical_occupancy"})
+                    for (const char* f :
+                         {"registers", "spill_stores", "spill_loads", "stack_bytes", "theoretical_occupancy"})
                         if (r->contains(f)) jk[f] = (*r)[f];
                 kernels.push_back(jk);
             }
@@ -273,10 +293,11 @@ json run_bench(const BenchOptions& o) {
             if (!last.paths_at_depth.empty() && last.paths_at_depth[0] > 0)
                 for (size_t d = 0; d < last.paths_at_depth.size(); ++d) {
                     if (last.paths_at_depth[d] == 0) continue;
-                    fill.push_back(json{{"depth", d},
-                                        {"paths", last.paths_at_depth[d]},
-                                        {"shadow_rays", last.shadow_at_depth[d]},
-                                        {"fraction_of_camera_paths", double(last.paths_at_depth[d]) / double(last.paths_at_depth[0])}});
+                    fill.push_back(json{
+                        {"depth", d},
+                        {"paths", last.paths_at_depth[d]},
+                        {"shadow_rays", last.shadow_at_depth[d]},
+                        {"fraction_of_camera_paths", double(last.paths_at_depth[d]) / double(last.paths_at_depth[0])}});
                 }
             jm["queue_fill"] = fill;
             std::printf("  %-11s %10.2f %11.2f %10.1f %10.1f %10.1f %10.1f\n", mode_name(m), t,
@@ -287,23 +308,27 @@ json run_bench(const BenchOptions& o) {
             js["modes"].push_back(jm);
         }
         for (const json& jm : mode_docs) {
-            std::printf("  %s kernels (render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s %6s %6s %6s %5s\n",
-                        jm["mode"].get<std::string>().c_str(), jm["render_ms_kernel_timing"].get<double>(), "kernel", "launches", "ms", "%frame", "regs", "spillS", "spillL", "stack", "occ");
+            std::printf(
+                "  %s kernels (render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s %6s %6s %6s %5s\n",
+                jm["mode"].get<std::string>().c_str(), jm["render_ms_kernel_timing"].get<double>(), "kernel",
+                "launches", "ms", "%frame", "regs", "spillS", "spillL", "stack", "occ");
             for (const json& k : jm["kernels"]) {
-                auto num = [&](const char* f) { return k.contains(f) ? std::to_string(k[f].get<long long>()) : std::string("-"); };
+                auto num = [&](const char* f) {
+                    return k.contains(f) ? std::to_string(k[f].get<long long>()) : std::string("-");
+                };
                 char occs[16] = "-";
                 if (k.contains("theoretical_occupancy"))
                     std::snprintf(occs, sizeof occs, "%.0f%%", 100.0 * k["theoretical_occupancy"].get<double>());
-                std::printf("    %-18s %8llu %10.3f %6.1f%% %5s %6s %6s %6s %5s\n", k["kernel"].get<std::string>().c_str(),
-                            (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
-                            k["percent_of_frame"].get<double>(), num("registers").c_str(), num("spill_stores").c_str(),
-                            num("spill_loads").c_str(), num("stack_bytes").c_str(), occs);
+                std::printf("    %-18s %8llu %10.3f %6.1f%% %5s %6s %6s %6s %5s\n",
+                            k["kernel"].get<std::string>().c_str(), (unsigned long long)k["launches"].get<uint64_t>(),
+                            k["ms"].get<double>(), k["percent_of_frame"].get<double>(), num("registers").c_str(),
+                            num("spill_stores").c_str(), num("spill_loads").c_str(), num("stack_bytes").c_str(), occs);
             }
         }
         if (mode_docs.size() == 2) {
             double a = mode_docs[0]["render_ms"], b = mode_docs[1]["render_ms"];
-            js["speedup_" + mode_docs[0]["mode"].get<std::string>() + "_over_" + mode_docs[1]["mode"].get<std::string>()] =
-                a > 0 ? b / a : 0.0;
+            js["speedup_" + mode_docs[0]["mode"].get<std::string>() + "_over_" +
+               mode_docs[1]["mode"].get<std::string>()] = a > 0 ? b / a : 0.0;
             std::printf("  %s / %s time: %.2fx\n", mode_docs[1]["mode"].get<std::string>().c_str(),
                         mode_docs[0]["mode"].get<std::string>().c_str(), a > 0 ? b / a : 0.0);
         }
@@ -328,10 +353,11 @@ json run_bench(const BenchOptions& o) {
                     {"diffuse_ms", d},
                     {"diffuse_grays_per_s", d > 0 ? double(rs.diffuse_rays) / d / 1e6 : 0.0}};
             js["raycast"] = jr;
-            std::printf("  ray cast only (%u spp): primary %llu rays %.3f ms = %.3f Grays/s; diffuse bounce %llu rays "
-                        "%.3f ms = %.3f Grays/s\n",
-                        rr.spp, (unsigned long long)rs.primary_rays, p, jr["primary_grays_per_s"].get<double>(),
-                        (unsigned long long)rs.diffuse_rays, d, jr["diffuse_grays_per_s"].get<double>());
+            std::printf(
+                "  ray cast only (%u spp): primary %llu rays %.3f ms = %.3f Grays/s; diffuse bounce %llu rays "
+                "%.3f ms = %.3f Grays/s\n",
+                rr.spp, (unsigned long long)rs.primary_rays, p, jr["primary_grays_per_s"].get<double>(),
+                (unsigned long long)rs.diffuse_rays, d, jr["diffuse_grays_per_s"].get<double>());
         }
         scenes.push_back(js);
     }
@@ -354,8 +380,8 @@ json run_bench(const BenchOptions& o) {
 }
 
 std::string bench_plot_svg(const json& doc) {
-    static const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-                                    "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+    static const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     std::vector<std::string> names;  // kernel -> colour, in first-seen order
     for (const json& s : doc["scenes"])
         for (const json& m : s["modes"])
@@ -374,7 +400,8 @@ std::string bench_plot_svg(const json& doc) {
     char buf[512];
     o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << height
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"24\" font-size=\"15\">wavepath bench: time per kernel, stacked (%s, %s)</text>\n",
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"%d\" y=\"24\" font-size=\"15\">wavepath bench: time per kernel, stacked (%s, %s)</text>\n",
                   left, doc.value("device", std::string("?")).c_str(), doc.value("backend", std::string("?")).c_str());
     o << buf;
     int y = top;
@@ -383,8 +410,9 @@ std::string bench_plot_svg(const json& doc) {
         for (const json& m : s["modes"]) tmax = std::max(tmax, m["render_ms"].get<double>());
         if (tmax <= 0) tmax = 1;
         y += panel_gap;
-        std::snprintf(buf, sizeof buf, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s (%dx%d, %d spp)</text>\n", y - 12,
-                      s["name"].get<std::string>().c_str(), s["width"].get<int>(), s["height"].get<int>(), s["spp"].get<int>());
+        std::snprintf(buf, sizeof buf, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s (%dx%d, %d spp)</text>\n",
+                      y - 12, s["name"].get<std::string>().c_str(), s["width"].get<int>(), s["height"].get<int>(),
+                      s["spp"].get<int>());
         o << buf;
         double scale = double(W - left - right - 90) / tmax;
         for (const json& m : s["modes"]) {
@@ -397,8 +425,9 @@ std::string bench_plot_svg(const json& doc) {
                 std::snprintf(buf, sizeof buf,
                               "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s %.3f ms "
                               "(%.1f%%)</title></rect>\n",
-                              x, y, std::max(w, 0.0), bar_h, colour(k["kernel"]), k["kernel"].get<std::string>().c_str(),
-                              k["ms"].get<double>(), k["percent_of_frame"].get<double>());
+                              x, y, std::max(w, 0.0), bar_h, colour(k["kernel"]),
+                              k["kernel"].get<std::string>().c_str(), k["ms"].get<double>(),
+                              k["percent_of_frame"].get<double>());
                 o << buf;
                 x += w;
             }
@@ -414,9 +443,10 @@ std::string bench_plot_svg(const json& doc) {
     y += 30;
     for (size_t i = 0; i < names.size(); ++i) {
         int lx = left + int(i % 4) * 170, ly = y + int(i / 4) * 22;
-        std::snprintf(buf, sizeof buf,
-                      "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
-                      lx, ly - 11, colour(names[i]), lx + 20, ly, names[i].c_str());
+        std::snprintf(
+            buf, sizeof buf,
+            "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", lx,
+            ly - 11, colour(names[i]), lx + 20, ly, names[i].c_str());
         o << buf;
     }
     o << "</svg>\n";

@@ -88,13 +88,15 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
     cmd->add_flag("--sort-materials", r.sort_materials, "wavefront: shade in material order (CUB radix sort)");
     cmd->add_option("--drain", r.drain_below,
                     "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
-                    "each path to its end (0: never; default " + std::to_string(RenderOptions::kDefaultDrainBelow) + ")");
+                    "each path to its end (0: never; default " +
+                        std::to_string(RenderOptions::kDefaultDrainBelow) + ")");
     cmd->add_flag("--push-compaction,!--select-compaction", r.push_compaction,
                   "wavefront compaction: shade packs live paths into the next queue by a CUB block scan (default), "
                   "or --select-compaction: CUB DeviceSelect and a gather kernel");
     cmd->add_option("--refill", r.refill,
                     "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; "
-                    "0: one thread per ray (default " + std::to_string(RenderOptions::kDefaultRefill) + ")")
+                    "0: one thread per ray (default " +
+                        std::to_string(RenderOptions::kDefaultRefill) + ")")
         ->check(CLI::Range(0, 32));
     cmd->add_option("--threads", r.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
 }
@@ -162,7 +164,8 @@ int main(int argc, char** argv) {
                       "scene files (default: the benchmark set scenes/{cornell-box,rtiow,sponza,dragon,helmet}.json)");
     add_render_options(bench, bo.settings);
     bench->add_option("--modes", bench_modes, "comma-separated schedules: wavefront,megakernel");
-    bench->add_option("--repeat", bo.repeat, "timed renders per mode (the median is reported)")->check(CLI::PositiveNumber);
+    bench->add_option("--repeat", bo.repeat, "timed renders per mode (the median is reported)")
+        ->check(CLI::PositiveNumber);
     bench->add_option("--warmup", bo.warmup, "untimed renders per mode first");
     bench->add_option("--json", bo.json_path, "write the results as JSON");
     bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG");
@@ -170,7 +173,8 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     bool no_raycast = false;
     bench->add_flag("--no-raycast", no_raycast, "skip the ray-cast-only traversal pass");
-    bench->add_option("--resources", bo.resources_path, "ptxas report (default: kernel_resources.txt beside the binary)");
+    bench->add_option("--resources", bo.resources_path,
+                      "ptxas report (default: kernel_resources.txt beside the binary)");
     bool no_qs = false;
     bench->add_flag("--no-queue-stats", no_qs, "wavefront: no per-depth path and shadow-ray counts (queue fill)");
     bool no_kt = false;
@@ -184,8 +188,10 @@ int main(int argc, char** argv) {
         bo.modes.clear();
         std::stringstream ms(bench_modes);
         for (std::string m; std::getline(ms, m, ',');) {
-            if (m == "wavefront") bo.modes.push_back(Mode::Wavefront);
-            else if (m == "megakernel") bo.modes.push_back(Mode::Megakernel);
+            if (m == "wavefront")
+                bo.modes.push_back(Mode::Wavefront);
+            else if (m == "megakernel")
+                bo.modes.push_back(Mode::Megakernel);
             else {
                 std::fprintf(stderr, "error: --modes: unknown schedule '%s' (wavefront, megakernel)\n", m.c_str());
                 return 1;
@@ -213,7 +219,8 @@ int main(int argc, char** argv) {
     std::string dev;
     bool have_gpu = gpu_available(&dev);
     if (backend == "gpu" && !have_gpu) {
-        std::fprintf(stderr, "wavepath: --backend gpu asked for, but no CUDA GPU is present (or the build has no CUDA)\n");
+        std::fprintf(stderr,
+                     "wavepath: --backend gpu asked for, but no CUDA GPU is present (or the build has no CUDA)\n");
         return 1;
     }
     Backend be = (backend == "gpu" || (backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
@@ -267,7 +274,8 @@ int main(int argc, char** argv) {
                         std::ofstream side(target + ".json");  // PNG and PFM carry no metadata: a sidecar
                         side << "{";
                         for (size_t k = 0; k < meta.size(); ++k)
-                            side << (k ? ", " : "") << "\"" << meta[k].first.substr(9) << "\": \"" << meta[k].second << "\"";
+                            side << (k ? ", " : "") << "\"" << meta[k].first.substr(9) << "\": \"" << meta[k].second
+                                 << "\"";
                         side << "}\n";
                     }
                 }
@@ -295,9 +303,10 @@ int main(int argc, char** argv) {
                             d.rmse, d.max_abs);
                 std::printf("  means R/G/B: wavefront %.5f %.5f %.5f, megakernel %.5f %.5f %.5f\n", d.mean_a[0],
                             d.mean_a[1], d.mean_a[2], d.mean_b[0], d.mean_b[1], d.mean_b[2]);
-                std::printf("  per 16x16 tile and channel, z = diff / sqrt(var_a/n + var_b/n) over the tile's pixels: "
-                            "mean z^2 %.3f, max |z| %.2f over %zu tiles (conservative: image structure adds to var)\n",
-                            d.z2_mean, d.z_max, d.tiles);
+                std::printf(
+                    "  per 16x16 tile and channel, z = diff / sqrt(var_a/n + var_b/n) over the tile's pixels: "
+                    "mean z^2 %.3f, max |z| %.2f over %zu tiles (conservative: image structure adds to var)\n",
+                    d.z2_mean, d.z_max, d.tiles);
             }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: %s\n", e.what());

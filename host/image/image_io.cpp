@@ -85,7 +85,8 @@ void write_image(const std::string& path, const Image& img, const ImageMetadata&
         if (!f) fail(path, "cannot open for writing");
         f << "PF\n" << img.width << " " << img.height << "\n-1.0\n";  // little-endian, rows bottom to top
         for (int y = int(img.height) - 1; y >= 0; --y)
-            f.write(reinterpret_cast<const char*>(&img.rgb[size_t(y) * img.width * 3]), std::streamsize(img.width) * 12);
+            f.write(reinterpret_cast<const char*>(&img.rgb[size_t(y) * img.width * 3]),
+                    std::streamsize(img.width) * 12);
         if (!f) fail(path, "write failed");
     } else {
         fail(path, "unknown image extension '." + e + "' (use .png, .exr or .pfm)");

@@ -81,7 +81,8 @@ LoadedImage load_image(const std::string& path, bool srgb) {
         im.width = uint32_t(w);
         im.height = uint32_t(h);
         im.texels.resize(size_t(w) * h);
-        for (size_t i = 0; i < im.texels.size(); ++i) im.texels[i] = F4{px[4 * i], px[4 * i + 1], px[4 * i + 2], px[4 * i + 3]};
+        for (size_t i = 0; i < im.texels.size(); ++i)
+            im.texels[i] = F4{px[4 * i], px[4 * i + 1], px[4 * i + 2], px[4 * i + 3]};
         stbi_image_free(px);
     } else {
         int w = 0, h = 0, n = 0;

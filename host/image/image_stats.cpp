@@ -26,7 +26,9 @@ std::vector<double> tile_means(const Image& im, uint32_t tile, std::vector<doubl
     for (size_t t = 0; t < cnt.size(); ++t)
         for (int c = 0; c < 3; ++c) {
             double mean = m[3 * t + c] / cnt[t];
-            if (var) var->push_back(cnt[t] > 1 ? std::max(0.0, (m2[3 * t + c] - cnt[t] * mean * mean) / (cnt[t] - 1)) / cnt[t] : 0.0);
+            if (var)
+                var->push_back(
+                    cnt[t] > 1 ? std::max(0.0, (m2[3 * t + c] - cnt[t] * mean * mean) / (cnt[t] - 1)) / cnt[t] : 0.0);
             m[3 * t + c] = mean;
         }
     return m;

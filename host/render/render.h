@@ -93,12 +93,12 @@ struct RenderStats {
     double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
     double setup_ms = 0.0;   // GPU: the schedule's setup before its first launch (queue allocation), host clock
     uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;
-    uint32_t capacity = 0;  // wavefront queue capacity
-    uint64_t drained = 0;   // wavefront: paths finished by the drain (the tail), 0 when it did not run
+    uint32_t capacity = 0;          // wavefront queue capacity
+    uint64_t drained = 0;           // wavefront: paths finished by the drain (the tail), 0 when it did not run
     bool index_compaction = false;  // wavefront: slot indices partitioned (paths in place) rather than paths gathered
     bool sorted = false;
-    std::vector<KernelRow> kernels;           // first-launch order
-    std::vector<IterationStat> iterations;    // wavefront
+    std::vector<KernelRow> kernels;                                   // first-launch order
+    std::vector<IterationStat> iterations;                            // wavefront
     std::vector<unsigned long long> paths_at_depth, shadow_at_depth;  // wavefront: by path depth, last bin = deeper
     uint64_t device_bytes = 0;  // GPU: device memory the render allocated (scene, film, queues); CPU: queue bytes
     double msamples_per_s() const { return render_ms > 0 ? double(samples) / render_ms / 1e3 : 0.0; }
@@ -136,8 +136,8 @@ RaycastStats raycast_gpu(const SceneData& scene, const RenderParams& rp, const R
 // are compiled once per tree width: bvh_width (2 or 8) picks the instances reported.
 std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width);
 
-inline Image render(Backend b, const SceneData& scene, const RenderParams& rp, Mode mode,
-                    const RenderOptions& opt = {}, RenderStats* stats = nullptr) {
+inline Image render(Backend b, const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
+                    RenderStats* stats = nullptr) {
     return b == Backend::Gpu ? render_gpu(scene, rp, mode, opt, stats) : render_cpu(scene, rp, mode, opt, stats);
 }
 

@@ -146,7 +146,9 @@ struct CpuStages {
         each("generate", n, 256, [&](uint64_t i) { stage::generate(s, rp, q, first_slot + uint32_t(i), first + i); });
     }
     void clear_counts() { q.counters[kShadowCount] = q.counters[kLiveCount] = 0; }
-    void extend(uint32_t n) { each("extend", n, 64, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }); }
+    void extend(uint32_t n) {
+        each("extend", n, 64, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); });
+    }
     void sort_materials(uint32_t n) {
         timer.run("sort_materials", [&] {  // counting sort by key: stable, like CUB's radix sort
             uint32_t count[(1u << kMaterialKeyBits) + 1] = {};
@@ -155,7 +157,9 @@ struct CpuStages {
             for (uint32_t i = 0; i < n; ++i) q.order[count[q.material_key[i]]++] = q.order_iota[i];
         });
     }
-    void shade(uint32_t n) { each("shade", n, 256, [&](uint64_t i) { stage::shade(s, rp, film, q, uint32_t(i)); }); }
+    void shade(uint32_t n) {
+        each("shade", n, 256, [&](uint64_t i) { stage::shade(s, rp, film, q, uint32_t(i)); });
+    }
     void shadow(uint32_t) {
         each("shadow", q.counters[kShadowCount], 64, [&](uint64_t i) { stage::shadow(s, film, q, uint32_t(i)); });
     }
@@ -186,7 +190,8 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     FilmView fv = film.view();
     const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     QueueConfig qc;
-    qc.capacity = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
+    qc.capacity =
+        uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
     qc.sort_materials = opt.sort_materials;
     qc.push = opt.push_compaction;
     qc.stats = opt.queue_stats;
@@ -214,7 +219,8 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
     st.device = std::to_string(threads) + " threads";
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     QueueConfig qc;
-    qc.capacity = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
+    qc.capacity =
+        uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
     qc.push = false;  // alive flags and the selection
     HostArena arena;
     WavefrontQueues q = allocate_queues(arena, qc);
@@ -224,16 +230,20 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
     for (uint64_t next = 0; next < total;) {
         uint32_t n = uint32_t(std::min<uint64_t>(cap, total - next));
         parallel_for(n, threads, [&](uint64_t i) { stage::generate(s, rp, q, uint32_t(i), next + i); });
-        primary.run("extend",
-                    [&] { parallel_for(n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        primary.run("extend", [&] {
+            parallel_for(
+                n, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64);
+        });
         parallel_for(n, threads, [&](uint64_t i) { stage::diffuse_bounce(s, rp, q, uint32_t(i)); });
         uint32_t live = 0;
         for (uint32_t i = 0; i < n; ++i)
             if (q.alive[i]) q.selected[live++] = i;
         parallel_for(live, threads, [&](uint64_t i) { stage::compact(q, uint32_t(i)); });
         q.swap();
-        diffuse.run("extend",
-                    [&] { parallel_for(live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64); });
+        diffuse.run("extend", [&] {
+            parallel_for(
+                live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64);
+        });
         q.swap();
         st.primary_rays += n;
         st.diffuse_rays += live;
@@ -313,7 +323,8 @@ Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, c
     st.mode = mode;
     st.samples = uint64_t(rp.num_pixels()) * rp.spp;
     auto t0 = Clock::now();
-    Image img = mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
+    Image img =
+        mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
     st.render_ms = ms_since(t0);
     st.samples = img.samples;
     if (stats) *stats = std::move(st);

@@ -213,7 +213,9 @@ struct GpuStages {
     uint32_t* h_counters;              // pinned: the counters read back after each iteration
     unsigned long long* d_drain_rays;  // the drain's ray counts
 
-    void generate(uint32_t first_slot, uint64_t first, uint32_t n) { launch_generate(L, s, rp, q, first_slot, first, n); }
+    void generate(uint32_t first_slot, uint64_t first, uint32_t n) {
+        launch_generate(L, s, rp, q, first_slot, first, n);
+    }
     void clear_counts() { WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream())); }
     void extend(uint32_t n) { launch_extend(L, s, q, n); }
     void sort_materials(uint32_t n) { launch_sort_materials(L, temp, temp_bytes, q, n); }
@@ -256,8 +258,8 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     const size_t temp_bytes = std::max(opt.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
                                        opt.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap)));
     PinnedCounters pinned;
-    GpuStages x{L, s, rp, film, q, A.alloc<unsigned char>(temp_bytes), temp_bytes, pinned.p,
-                A.alloc<unsigned long long>(2)};
+    GpuStages x{
+        L, s, rp, film, q, A.alloc<unsigned char>(temp_bytes), temp_bytes, pinned.p, A.alloc<unsigned long long>(2)};
     frame_start();
     const uint64_t done = wavefront_render(x, rp, opt, samples_lights(s, rp), st);
     if (opt.queue_stats) {
@@ -273,7 +275,8 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
 
 }  // namespace
 
-Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, const RenderOptions& opt, RenderStats* stats) {
+Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, const RenderOptions& opt,
+                 RenderStats* stats) {
     const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
     RenderStats st;
     st.backend = "gpu";
@@ -288,9 +291,10 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     uint64_t avail = opt.device_memory_limit ? std::min<uint64_t>(opt.device_memory_limit, free_b) : free_b;
     std::string what;
     uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp);
-    uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(uint64_t(rp.num_pixels()) * rp.spp, 1u << 16)) *
-                                                       wavefront_bytes_per_path(queue_config(opt, 0))
-                                                 : 0;
+    uint64_t queue_min = mode == Mode::Wavefront
+                             ? uint64_t(std::min<uint64_t>(uint64_t(rp.num_pixels()) * rp.spp, 1u << 16)) *
+                                   wavefront_bytes_per_path(queue_config(opt, 0))
+                             : 0;
     if (std::string why = device_memory_problem(needed, queue_min, avail, what, st.device); !why.empty())
         throw std::runtime_error(why);
     RenderOptions o2 = opt;
@@ -336,7 +340,8 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
     Launcher primary(stream.s), diffuse(stream.s);  // the two passes, timed apart (each its own table)
     const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     QueueConfig qc;
-    qc.capacity = uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultGpuCapacity, std::max<uint64_t>(total, 1)));
+    qc.capacity =
+        uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultGpuCapacity, std::max<uint64_t>(total, 1)));
     qc.push = false;  // alive flags and the selection
     WavefrontQueues q = allocate_queues(A, qc);
     q.refill = opt.refill;
@@ -351,7 +356,8 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
         launch_extend(primary, s, q, n);
         launch_diffuse_bounce(primary, s, rp, q, n);
         launch_compact(primary, temp, temp_bytes, q, n);
-        WP_CUDA(cudaMemcpyAsync(pinned.p, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream.s));
+        WP_CUDA(
+            cudaMemcpyAsync(pinned.p, q.counters, kNumCounters * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream.s));
         WP_CUDA(cudaStreamSynchronize(stream.s));
         const uint32_t live = pinned.p[kLiveCount];
         q.swap();
@@ -373,9 +379,14 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
 
 std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width) {
     if (!gpu_available()) return {};
-    return {attr_megakernel(bvh_width), attr_generate(), attr_extend(bvh_width, RenderOptions::kDefaultRefill),
-            attr_shade(),          attr_shadow(bvh_width), attr_compact(),
-            attr_diffuse_bounce(), attr_drain(bvh_width)};
+    return {attr_megakernel(bvh_width),
+            attr_generate(),
+            attr_extend(bvh_width, RenderOptions::kDefaultRefill),
+            attr_shade(),
+            attr_shadow(bvh_width),
+            attr_compact(),
+            attr_diffuse_bounce(),
+            attr_drain(bvh_width)};
 }
 
 }  // namespace wp

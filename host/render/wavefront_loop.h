@@ -31,7 +31,7 @@ uint64_t wavefront_render(Backend& x, const RenderParams& rp, const RenderOption
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp, next = 0;
     uint32_t live = 0;
     while (live > 0 || next < total) {
-        if (opt.cancel && *opt.cancel) total = next;  // stop taking samples; finish the paths in flight
+        if (opt.cancel && *opt.cancel) total = next;     // stop taking samples; finish the paths in flight
         if (next >= total && live <= opt.drain_below) {  // the tail: the last paths, each to its end at once
             if (live > 0) {
                 const DrainRays r = x.drain(live);

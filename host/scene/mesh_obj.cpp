@@ -66,7 +66,9 @@ ObjMesh load_obj(const std::string& path, const mat4& M, bool smooth) {
         size_t at = 0;
         for (size_t f = 0; f < sh.mesh.num_face_vertices.size(); ++f) {
             size_t fv = sh.mesh.num_face_vertices[f];
-            if (fv != 3) fail("shape '" + sh.name + "': face " + std::to_string(f + 1) + " is not a triangle after triangulation");
+            if (fv != 3)
+                fail("shape '" + sh.name + "': face " + std::to_string(f + 1) +
+                     " is not a triangle after triangulation");
             tinyobj::index_t c[3] = {idx[at], idx[at + 1], idx[at + 2]};
             at += 3;
             if (mirror) std::swap(c[1], c[2]);

@@ -23,10 +23,10 @@ struct ObjMaterial {
 // Triangle soup in world space: corner k of triangle i is element 3*i + k.
 struct ObjMesh {
     std::vector<vec3> pos;
-    std::vector<vec3> normal;    // unit shading normals; meaningful where has_normals[i]
-    std::vector<vec2> uv;        // texture coordinates, v flipped to run downward (glTF, texel row 0 on top); where has_uv[i]
+    std::vector<vec3> normal;  // unit shading normals; meaningful where has_normals[i]
+    std::vector<vec2> uv;  // texture coordinates, v flipped to run downward (glTF, texel row 0 on top); where has_uv[i]
     std::vector<uint8_t> has_normals, has_uv;  // per triangle
-    std::vector<int> material;   // per triangle: index into materials, -1 where the face has none
+    std::vector<int> material;                 // per triangle: index into materials, -1 where the face has none
     std::vector<ObjMaterial> materials;
     std::vector<std::string> warnings;  // tinyobjloader's warnings, each prefixed with the OBJ's path
     size_t triangles() const { return material.size(); }

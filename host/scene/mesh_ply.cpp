@@ -26,8 +26,8 @@ bool parse_type(const std::string& s, PType& t) {
         const char* a;
         const char* b;
         PType t;
-    } table[] = {{"char", "int8", PType::I8},       {"uchar", "uint8", PType::U8},    {"short", "int16", PType::I16},
-                 {"ushort", "uint16", PType::U16},  {"int", "int32", PType::I32},     {"uint", "uint32", PType::U32},
+    } table[] = {{"char", "int8", PType::I8},      {"uchar", "uint8", PType::U8},    {"short", "int16", PType::I16},
+                 {"ushort", "uint16", PType::U16}, {"int", "int32", PType::I32},     {"uint", "uint32", PType::U32},
                  {"float", "float32", PType::F32}, {"double", "float64", PType::F64}};
     for (const auto& e : table)
         if (s == e.a || s == e.b) {
@@ -38,9 +38,13 @@ bool parse_type(const std::string& s, PType& t) {
 }
 size_t type_size(PType t) {
     switch (t) {
-        case PType::I8: case PType::U8: return 1;
-        case PType::I16: case PType::U16: return 2;
-        case PType::I32: case PType::U32: case PType::F32: return 4;
+        case PType::I8:
+        case PType::U8: return 1;
+        case PType::I16:
+        case PType::U16: return 2;
+        case PType::I32:
+        case PType::U32:
+        case PType::F32: return 4;
         case PType::F64: return 8;
     }
     return 1;
@@ -48,12 +52,30 @@ size_t type_size(PType t) {
 bool is_int(PType t) { return t != PType::F32 && t != PType::F64; }
 void int_range(PType t, int64_t& lo, int64_t& hi) {
     switch (t) {
-        case PType::I8: lo = -128; hi = 127; break;
-        case PType::U8: lo = 0; hi = 255; break;
-        case PType::I16: lo = -32768; hi = 32767; break;
-        case PType::U16: lo = 0; hi = 65535; break;
-        case PType::I32: lo = -2147483648ll; hi = 2147483647ll; break;
-        case PType::U32: lo = 0; hi = 4294967295ll; break;
+        case PType::I8:
+            lo = -128;
+            hi = 127;
+            break;
+        case PType::U8:
+            lo = 0;
+            hi = 255;
+            break;
+        case PType::I16:
+            lo = -32768;
+            hi = 32767;
+            break;
+        case PType::U16:
+            lo = 0;
+            hi = 65535;
+            break;
+        case PType::I32:
+            lo = -2147483648ll;
+            hi = 2147483647ll;
+            break;
+        case PType::U32:
+            lo = 0;
+            hi = 4294967295ll;
+            break;
         default: lo = hi = 0; break;
     }
 }
@@ -85,7 +107,7 @@ struct Reader {
     const std::string& path;
     const char* data;  // whole file, followed by a '\0'
     size_t size;
-    size_t body = 0;   // first byte after the header
+    size_t body = 0;  // first byte after the header
     bool ascii = false;
     std::vector<Element> elems;
 
@@ -135,7 +157,8 @@ struct Reader {
             if (k == "format") {
                 if (have_format) fail(where + "second format line");
                 if (w.size() != 3) fail(where + "expected 'format ascii|binary_little_endian 1.0'");
-                if (w[1] == "binary_big_endian") fail(where + "unsupported format binary_big_endian (only ascii and binary_little_endian)");
+                if (w[1] == "binary_big_endian")
+                    fail(where + "unsupported format binary_big_endian (only ascii and binary_little_endian)");
                 if (w[1] == "ascii")
                     ascii = true;
                 else if (w[1] != "binary_little_endian")
@@ -153,7 +176,8 @@ struct Reader {
                 if (!ok) fail(where + "bad count '" + c + "' for element '" + e.name + "'");
                 e.count = std::stoull(c);
                 for (const Element& o : elems)
-                    if (o.name == e.name && (e.name == "vertex" || e.name == "face")) fail(where + "second element '" + e.name + "'");
+                    if (o.name == e.name && (e.name == "vertex" || e.name == "face"))
+                        fail(where + "second element '" + e.name + "'");
                 elems.push_back(e);
             } else if (k == "property") {
                 if (elems.empty()) fail(where + "property before any element");
@@ -171,7 +195,8 @@ struct Reader {
                     p.name = w[2];
                 }
                 for (const Property& o : elems.back().props)
-                    if (o.name == p.name) fail(where + "second property '" + p.name + "' in element '" + elems.back().name + "'");
+                    if (o.name == p.name)
+                        fail(where + "second property '" + p.name + "' in element '" + elems.back().name + "'");
                 elems.back().props.push_back(p);
             } else {
                 fail(where + "unknown header keyword '" + k + "'");
@@ -226,7 +251,8 @@ struct Reader {
         if (!ix->list) fail("face property '" + ix->name + "' is not a list");
         if (!is_int(ix->type)) fail("face property '" + ix->name + "' has a non-integer item type");
         ix->dest = INDICES;
-        if (vert->count > kMaxVertices) fail("too many vertices (" + num(vert->count) + ", at most " + num(kMaxVertices) + ")");
+        if (vert->count > kMaxVertices)
+            fail("too many vertices (" + num(vert->count) + ", at most " + num(kMaxVertices) + ")");
     }
 
     // Every element needs at least this many bytes per instance; the counts must fit in what is left.
@@ -239,12 +265,14 @@ struct Reader {
             uint64_t n = sat_mul(e.count, per);
             if (ascii && n > 0) n -= 1;  // the last token may end the file
             if (n > left)
-                fail("truncated or bad count: element '" + e.name + "' (header line " + num(e.header_line) + ") claims " + num(e.count) +
-                     " items, needing at least " + num(n) + " bytes; the file has " + num(left) + " after the header");
+                fail("truncated or bad count: element '" + e.name + "' (header line " + num(e.header_line) +
+                     ") claims " + num(e.count) + " items, needing at least " + num(n) + " bytes; the file has " +
+                     num(left) + " after the header");
             need = sat_add(need, n);
         }
         if (need > left)
-            fail("truncated or bad counts: the elements need at least " + num(need) + " bytes; the file has " + num(left) + " after the header");
+            fail("truncated or bad counts: the elements need at least " + num(need) + " bytes; the file has " +
+                 num(left) + " after the header");
     }
 
     // ---- body: one cursor for both encodings ----
@@ -258,8 +286,10 @@ struct Reader {
         while (cur < size) {
             char c = data[cur];
             if (c == '\n') ++body_line;
-            if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') ++cur;
-            else break;
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+                ++cur;
+            else
+                break;
         }
         if (cur >= size) return false;
         b = data + cur;
@@ -284,8 +314,10 @@ struct Reader {
             if (s == e) fail(ctx(arg) + ": '" + std::string(b, e) + "' is not an integer" + where_ascii());
             uint64_t v = 0;
             for (; s < e; ++s) {
-                if (*s < '0' || *s > '9') fail(ctx(arg) + ": '" + std::string(b, e) + "' is not an integer" + where_ascii());
-                if (v > (1ull << 40)) fail(ctx(arg) + ": integer '" + std::string(b, e) + "' out of range" + where_ascii());
+                if (*s < '0' || *s > '9')
+                    fail(ctx(arg) + ": '" + std::string(b, e) + "' is not an integer" + where_ascii());
+                if (v > (1ull << 40))
+                    fail(ctx(arg) + ": integer '" + std::string(b, e) + "' out of range" + where_ascii());
                 v = v * 10 + uint64_t(*s - '0');
             }
             int64_t lo, hi;
@@ -304,8 +336,11 @@ struct Reader {
             case PType::U8: return p[0];
             case PType::I16: return int16_t(uint16_t(p[0] | (p[1] << 8)));
             case PType::U16: return uint16_t(p[0] | (p[1] << 8));
-            case PType::I32: return int32_t(uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24));
-            case PType::U32: return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
+            case PType::I32:
+                return int32_t(uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) |
+                               (uint32_t(p[3]) << 24));
+            case PType::U32:
+                return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
             default: break;
         }
         fail(ctx(arg) + ": internal: integer read of a float type");
@@ -460,8 +495,8 @@ ObjMesh load_ply(const std::string& path, const mat4& M, bool smooth) {
                     for (uint64_t k = 0; k < un; ++k) {
                         int64_t ix = r.read_int(p.type, ctx_text, &ctx);
                         if (ix < 0 || uint64_t(ix) >= nv)
-                            fail("face " + std::to_string(i) + ": vertex index " + std::to_string(ix) + " out of range (" +
-                                 std::to_string(nv) + " vertices)");
+                            fail("face " + std::to_string(i) + ": vertex index " + std::to_string(ix) +
+                                 " out of range (" + std::to_string(nv) + " vertices)");
                         poly.push_back(uint32_t(ix));
                     }
                     if (un < 3) {
@@ -469,7 +504,8 @@ ObjMesh load_ply(const std::string& path, const mat4& M, bool smooth) {
                         continue;
                     }
                     if (tri.size() / 3 + (un - 2) > kMaxTriangles)
-                        fail("face " + std::to_string(i) + ": more than " + std::to_string(kMaxTriangles) + " triangles");
+                        fail("face " + std::to_string(i) + ": more than " + std::to_string(kMaxTriangles) +
+                             " triangles");
                     for (uint64_t k = 1; k + 1 < un; ++k) {  // fan
                         tri.push_back(poly[0]);
                         tri.push_back(poly[mirror ? k + 1 : k]);
@@ -497,7 +533,8 @@ ObjMesh load_ply(const std::string& path, const mat4& M, bool smooth) {
 
     ObjMesh mesh;
     if (short_faces)
-        mesh.warnings.push_back(path + ": " + std::to_string(short_faces) + " face(s) with fewer than 3 vertices skipped (first: face " +
+        mesh.warnings.push_back(path + ": " + std::to_string(short_faces) +
+                                " face(s) with fewer than 3 vertices skipped (first: face " +
                                 std::to_string(first_short) + ")");
     const size_t T = tri.size() / 3;
     if (T == 0) fail("no triangles (" + std::to_string(face->count) + " faces, none with 3 or more vertices)");

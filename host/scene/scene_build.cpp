@@ -123,9 +123,9 @@ void SceneBuilder::cube(const mat4& M, MatHandle m, vec3 Le, bool two_sided) {
     auto P = [&](vec3 p) { return vec3(M * vec4(p, 1.0f)); };
     // each face: corner, and two edges ordered so that cross(eu, ev) points outward
     const vec3 faces[6][3] = {
-        {vec3(1, -1, -1), vec3(0, 2, 0), vec3(0, 0, 2)},  {vec3(-1, -1, -1), vec3(0, 0, 2), vec3(0, 2, 0)},
-        {vec3(-1, 1, -1), vec3(0, 0, 2), vec3(2, 0, 0)},  {vec3(-1, -1, -1), vec3(2, 0, 0), vec3(0, 0, 2)},
-        {vec3(-1, -1, 1), vec3(2, 0, 0), vec3(0, 2, 0)},  {vec3(-1, -1, -1), vec3(0, 2, 0), vec3(2, 0, 0)}};
+        {vec3(1, -1, -1), vec3(0, 2, 0), vec3(0, 0, 2)}, {vec3(-1, -1, -1), vec3(0, 0, 2), vec3(0, 2, 0)},
+        {vec3(-1, 1, -1), vec3(0, 0, 2), vec3(2, 0, 0)}, {vec3(-1, -1, -1), vec3(2, 0, 0), vec3(0, 0, 2)},
+        {vec3(-1, -1, 1), vec3(2, 0, 0), vec3(0, 2, 0)}, {vec3(-1, -1, -1), vec3(0, 2, 0), vec3(2, 0, 0)}};
     for (const auto& f : faces) {
         vec3 c = P(f[0]);
         quad(c, P(f[0] + f[1]) - c, P(f[0] + f[2]) - c, m, Le, two_sided);
@@ -216,7 +216,8 @@ SceneData SceneBuilder::build() {
         // Each slot's box: the reference's clipped box when the builder made one (spatial splits), else the
         // primitive's box.
         std::vector<AABB> leaf_boxes(slots);
-        for (size_t j = 0; j < slots; ++j) leaf_boxes[j] = bvh.ref_boxes.empty() ? boxes[bvh.order[j]] : bvh.ref_boxes[j];
+        for (size_t j = 0; j < slots; ++j)
+            leaf_boxes[j] = bvh.ref_boxes.empty() ? boxes[bvh.order[j]] : bvh.ref_boxes[j];
         BVH8BuildOptions o8;  // experiment knobs (profiling/bvh_width.sh): WP_BVH8_COLLAPSE=greedy, WP_BVH8_PRIM_COST
         if (const char* e = std::getenv("WP_BVH8_COLLAPSE")) o8.sah_collapse = std::string(e) != "greedy";
         if (const char* e = std::getenv("WP_BVH8_PRIM_COST")) o8.prim_cost = std::max(0.01f, float(std::atof(e)));

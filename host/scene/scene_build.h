@@ -18,13 +18,13 @@ struct SceneData {
     std::vector<PrincipledData> principled;
     std::vector<Light> lights;
     std::vector<float> light_cdf;
-    vec3 background{0.0f};              // constant environment (when there is no map)
-    std::vector<F4> env_texels;         // lat-long map, radiance
+    vec3 background{0.0f};       // constant environment (when there is no map)
+    std::vector<F4> env_texels;  // lat-long map, radiance
     uint32_t env_width = 0, env_height = 0;
-    float env_rotation_deg = 0.0f;      // about +y
+    float env_rotation_deg = 0.0f;                     // about +y
     std::vector<float> env_marginal, env_conditional;  // built by SceneBuilder::build
     float env_select_prob = 0.0f;
-    std::vector<F4> tex_texels;         // all textures, linear RGBA
+    std::vector<F4> tex_texels;  // all textures, linear RGBA
     std::vector<TexInfo> textures;
     CameraData camera{};
     int bvh_depth = 0;

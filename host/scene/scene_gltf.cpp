@@ -145,7 +145,9 @@ struct Acc {
     size_t stride = 0, count = 0;
     int ct = 0, nc = 0;
     bool normalized = false;
-    float get(size_t i, int c) const { return read_component(p + i * stride + size_t(c) * component_size(ct), ct, normalized); }
+    float get(size_t i, int c) const {
+        return read_component(p + i * stride + size_t(c) * component_size(ct), ct, normalized);
+    }
     uint32_t index(size_t i) const {
         const unsigned char* q = p + i * stride;
         if (ct == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE) return q[0];
@@ -181,7 +183,8 @@ public:
         for (const std::string& e : m_.extensionsUsed)
             if (!supported(e)) unsupported_.insert(e);
         for (const std::string& e : m_.extensionsRequired)
-            if (!supported(e)) warn("required extension " + e + " is not supported: this import is likely incomplete or wrong");
+            if (!supported(e))
+                warn("required extension " + e + " is not supported: this import is likely incomplete or wrong");
         if (!m_.animations.empty()) warn("animations ignored (the static pose is imported)");
         if (!m_.skins.empty()) warn("skins ignored (meshes are imported unskinned, in their bind pose)");
 
@@ -199,7 +202,8 @@ public:
             sp = "/nodes";
         } else {
             int s = m_.defaultScene >= 0 ? m_.defaultScene : 0;
-            if (size_t(s) >= m_.scenes.size()) fail("/scene", "scene " + S(s) + " does not exist (" + S(m_.scenes.size()) + " scenes)");
+            if (size_t(s) >= m_.scenes.size())
+                fail("/scene", "scene " + S(s) + " does not exist (" + S(m_.scenes.size()) + " scenes)");
             roots = m_.scenes[size_t(s)].nodes;
             sp = "/scenes/" + S(s);
         }
@@ -208,7 +212,8 @@ public:
         std::vector<std::pair<int, mat4>> stack;
         for (size_t i = roots.size(); i-- > 0;) {
             if (roots[i] < 0 || size_t(roots[i]) >= m_.nodes.size())
-                fail(sp + "/nodes/" + S(i), "node " + S(roots[i]) + " does not exist (" + S(m_.nodes.size()) + " nodes)");
+                fail(sp + "/nodes/" + S(i),
+                     "node " + S(roots[i]) + " does not exist (" + S(m_.nodes.size()) + " nodes)");
             stack.push_back({roots[i], M});
         }
         std::vector<char> seen(m_.nodes.size(), 0);
@@ -223,27 +228,32 @@ public:
             mat4 W = parent * local(n, np);
             for (const auto& e : n.extensions) unsupported_.insert(e.first);
             if (n.mesh >= 0 || n.mesh < -1) {
-                if (size_t(n.mesh) >= m_.meshes.size()) fail(np + "/mesh", "mesh " + S(n.mesh) + " does not exist (" + S(m_.meshes.size()) + " meshes)");
+                if (size_t(n.mesh) >= m_.meshes.size())
+                    fail(np + "/mesh", "mesh " + S(n.mesh) + " does not exist (" + S(m_.meshes.size()) + " meshes)");
                 mesh(size_t(n.mesh), W);
             }
             if (n.camera >= 0 || n.camera < -1) {
                 if (size_t(n.camera) >= m_.cameras.size())
-                    fail(np + "/camera", "camera " + S(n.camera) + " does not exist (" + S(m_.cameras.size()) + " cameras)");
+                    fail(np + "/camera",
+                         "camera " + S(n.camera) + " does not exist (" + S(m_.cameras.size()) + " cameras)");
                 camera(size_t(n.camera), W);
             }
             for (size_t k = n.children.size(); k-- > 0;) {
                 int c = n.children[k];
                 if (c < 0 || size_t(c) >= m_.nodes.size())
-                    fail(np + "/children/" + S(k), "node " + S(c) + " does not exist (" + S(m_.nodes.size()) + " nodes)");
+                    fail(np + "/children/" + S(k),
+                         "node " + S(c) + " does not exist (" + S(m_.nodes.size()) + " nodes)");
                 stack.push_back({c, W});
             }
         }
         if (out_.triangles == 0) fail(sp, "no triangles to import");
         if (degenerate_) warn(S(degenerate_) + " degenerate (zero-area) triangle(s) skipped");
         for (const std::string& e : unsupported_)
-            warn(e == "KHR_texture_transform" ? "extension KHR_texture_transform is not supported: texture transforms ignored"
-                 : e == "KHR_lights_punctual" ? "extension KHR_lights_punctual is not supported: punctual lights ignored"
-                                              : "extension " + e + " is not supported (ignored)");
+            warn(e == "KHR_texture_transform"
+                     ? "extension KHR_texture_transform is not supported: texture transforms ignored"
+                 : e == "KHR_lights_punctual"
+                     ? "extension KHR_lights_punctual is not supported: punctual lights ignored"
+                     : "extension " + e + " is not supported (ignored)");
         out_.materials = mats_.size();
     }
 
@@ -253,7 +263,7 @@ private:
     SceneBuilder& b_;
     GltfImport& out_;
     float aspect_;
-    std::map<int, MatOut> mats_;                       // glTF material (-1: the default) -> ours
+    std::map<int, MatOut> mats_;                        // glTF material (-1: the default) -> ours
     std::map<std::pair<int, int>, uint32_t> textures_;  // (image, conversion) -> texture id
     std::map<int, Decoded> images_;
     std::set<std::string> unsupported_;
@@ -287,7 +297,8 @@ private:
             return v;
         };
         std::vector<double> t = vec(n.translation, 3, "translation", 0.0), s = vec(n.scale, 3, "scale", 1.0);
-        std::vector<double> q = n.rotation.empty() ? std::vector<double>{0, 0, 0, 1} : vec(n.rotation, 4, "rotation", 0.0);
+        std::vector<double> q =
+            n.rotation.empty() ? std::vector<double>{0, 0, 0, 1} : vec(n.rotation, 4, "rotation", 0.0);
         double ql = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (!(ql > 0.0 && std::isfinite(ql))) fail(np + "/rotation", "not a unit quaternion");
         double x = q[0] / ql, y = q[1] / ql, z = q[2] / ql, w = q[3] / ql;
@@ -356,13 +367,15 @@ private:
             return r;
         }
         if (size_t(a.bufferView) >= m_.bufferViews.size())
-            fail(ptr, ap + ": bufferView " + S(a.bufferView) + " does not exist (" + S(m_.bufferViews.size()) + " bufferViews)");
+            fail(ptr, ap + ": bufferView " + S(a.bufferView) + " does not exist (" + S(m_.bufferViews.size()) +
+                          " bufferViews)");
         const tg::BufferView& bv = m_.bufferViews[size_t(a.bufferView)];
         const unsigned char* base = view_bytes(size_t(a.bufferView), ptr);
         size_t elem = size_t(cs) * size_t(r.nc);
         r.stride = bv.byteStride ? bv.byteStride : elem;
         if (r.stride < elem)
-            fail(ptr, ap + ": bufferView " + S(a.bufferView) + " byteStride " + S(bv.byteStride) + " is smaller than an element (" + S(elem) + " bytes)");
+            fail(ptr, ap + ": bufferView " + S(a.bufferView) + " byteStride " + S(bv.byteStride) +
+                          " is smaller than an element (" + S(elem) + " bytes)");
         size_t len = bv.byteLength;
         if (a.byteOffset > len || len - a.byteOffset < elem || (a.count - 1) > (len - a.byteOffset - elem) / r.stride)
             fail(ptr, ap + " (count " + S(a.count) + ", byteOffset " + S(a.byteOffset) + ", stride " + S(r.stride) +
@@ -380,8 +393,8 @@ private:
             fail(ptr, vp + ": buffer " + S(bv.buffer) + " does not exist (" + S(m_.buffers.size()) + " buffers)");
         const std::vector<unsigned char>& data = m_.buffers[size_t(bv.buffer)].data;
         if (bv.byteOffset > data.size() || bv.byteLength > data.size() - bv.byteOffset)
-            fail(ptr, vp + " (byteOffset " + S(bv.byteOffset) + ", byteLength " + S(bv.byteLength) + ") exceeds buffer " +
-                          S(bv.buffer) + " (" + S(data.size()) + " bytes)");
+            fail(ptr, vp + " (byteOffset " + S(bv.byteOffset) + ", byteLength " + S(bv.byteLength) +
+                          ") exceeds buffer " + S(bv.buffer) + " (" + S(data.size()) + " bytes)");
         return data.data() + bv.byteOffset;
     }
 
@@ -401,19 +414,26 @@ private:
         const tg::Primitive& pr = m_.meshes[mi].primitives[pi];
         std::string pp = "/meshes/" + S(mi) + "/primitives/" + S(pi);
         if (pr.mode != TINYGLTF_MODE_TRIANGLES) {
-            warn(std::string("primitives of mode ") + mode_name(pr.mode) + " (" + S(pr.mode) + ") are not supported (only TRIANGLES): skipped");
+            warn(std::string("primitives of mode ") + mode_name(pr.mode) + " (" + S(pr.mode) +
+                 ") are not supported (only TRIANGLES): skipped");
             return;
         }
         if (!pr.targets.empty()) warn("morph targets ignored (the base mesh is imported)");
         int pos_i = -1, nrm_i = -1, uv_i = -1;
         for (const auto& at : pr.attributes) {
             const std::string& k = at.first;
-            if (k == "POSITION") pos_i = at.second;
-            else if (k == "NORMAL") nrm_i = at.second;
-            else if (k == "TEXCOORD_0") uv_i = at.second;
-            else if (k == "TANGENT") warn("TANGENT attributes ignored (tangent frames come from the texture coordinates)");
-            else if (k.rfind("COLOR_", 0) == 0) warn("vertex colors (COLOR_n) ignored");
-            else if (k.rfind("JOINTS_", 0) == 0 || k.rfind("WEIGHTS_", 0) == 0) warn("skinning attributes (JOINTS_n, WEIGHTS_n) ignored");
+            if (k == "POSITION")
+                pos_i = at.second;
+            else if (k == "NORMAL")
+                nrm_i = at.second;
+            else if (k == "TEXCOORD_0")
+                uv_i = at.second;
+            else if (k == "TANGENT")
+                warn("TANGENT attributes ignored (tangent frames come from the texture coordinates)");
+            else if (k.rfind("COLOR_", 0) == 0)
+                warn("vertex colors (COLOR_n) ignored");
+            else if (k.rfind("JOINTS_", 0) == 0 || k.rfind("WEIGHTS_", 0) == 0)
+                warn("skinning attributes (JOINTS_n, WEIGHTS_n) ignored");
         }
         if (pos_i < 0) {
             warn("primitives without POSITION skipped");
@@ -426,12 +446,14 @@ private:
         if (nrm_i >= 0 || nrm_i < -1) {
             Nn = accessor(nrm_i, ap + "NORMAL", TINYGLTF_TYPE_VEC3);
             if (!Nn.ok) return;
-            if (Nn.count != P.count) fail(ap + "NORMAL", "count " + S(Nn.count) + " differs from POSITION's " + S(P.count));
+            if (Nn.count != P.count)
+                fail(ap + "NORMAL", "count " + S(Nn.count) + " differs from POSITION's " + S(P.count));
         }
         if (uv_i >= 0 || uv_i < -1) {
             T = accessor(uv_i, ap + "TEXCOORD_0", TINYGLTF_TYPE_VEC2);
             if (!T.ok) return;
-            if (T.count != P.count) fail(ap + "TEXCOORD_0", "count " + S(T.count) + " differs from POSITION's " + S(P.count));
+            if (T.count != P.count)
+                fail(ap + "TEXCOORD_0", "count " + S(T.count) + " differs from POSITION's " + S(P.count));
         }
         Acc I;
         size_t nidx = P.count;
@@ -440,13 +462,17 @@ private:
             if (!I.ok) return;
             if (I.ct != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && I.ct != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
                 I.ct != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
-                fail(pp + "/indices", "accessor " + S(pr.indices) + ": indices must be unsigned byte, short or int (componentType " + S(I.ct) + ")");
+                fail(pp + "/indices", "accessor " + S(pr.indices) +
+                                          ": indices must be unsigned byte, short or int (componentType " + S(I.ct) +
+                                          ")");
             nidx = I.count;
         }
-        if (nidx % 3) warn("TRIANGLES primitives with a vertex count not a multiple of 3: the last 1-2 vertices ignored");
+        if (nidx % 3)
+            warn("TRIANGLES primitives with a vertex count not a multiple of 3: the last 1-2 vertices ignored");
         MatOut mo = material(pr.material, pp + "/material");
         bool has_uv = T.ok && T.count > 0;
-        if (mo.textured && !has_uv) warn("textured materials on primitives without TEXCOORD_0: textures sampled at (0, 0)");
+        if (mo.textured && !has_uv)
+            warn("textured materials on primitives without TEXCOORD_0: textures sampled at (0, 0)");
 
         std::vector<vec3> pos(P.count), nrm(Nn.ok ? Nn.count : 0);
         std::vector<vec2> uv(has_uv ? T.count : 0);
@@ -464,7 +490,8 @@ private:
         }
         for (size_t i = 0; i < uv.size(); ++i) {
             uv[i] = vec2(T.get(i, 0), T.get(i, 1));  // glTF's v runs down the image, as our textures'
-            if (!(std::isfinite(uv[i].x) && std::isfinite(uv[i].y))) fail(ap + "TEXCOORD_0", "texture coordinate " + S(i) + " is not finite");
+            if (!(std::isfinite(uv[i].x) && std::isfinite(uv[i].y)))
+                fail(ap + "TEXCOORD_0", "texture coordinate " + S(i) + " is not finite");
         }
         auto vertex = [&](size_t k) -> uint32_t {
             if (!I.ok) return uint32_t(k);
@@ -475,7 +502,8 @@ private:
         bool attrs = !nrm.empty() || has_uv || mo.textured;
         for (size_t t = 0; t + 3 <= nidx; t += 3) {
             uint32_t i0 = vertex(t), i1 = vertex(t + 1), i2 = vertex(t + 2);
-            if (mirror) std::swap(i1, i2);  // a mirroring transform flips the winding (glTF 2.0 3.7.2.1): keep the front side
+            if (mirror)
+                std::swap(i1, i2);  // a mirroring transform flips the winding (glTF 2.0 3.7.2.1): keep the front side
             vec3 a = pos[i0], b = pos[i1], c = pos[i2];
             vec3 cr = glm::cross(b - a, c - a);
             if (!(glm::dot(cr, cr) > 0.0f) || !finite3(cr)) {
@@ -521,7 +549,8 @@ private:
             o.h = b_.principled(vec3(1.0f), 1.0f, 1.0f);
             return mats_[mi] = o;
         }
-        if (size_t(mi) >= m_.materials.size()) fail(ptr, "material " + S(mi) + " does not exist (" + S(m_.materials.size()) + " materials)");
+        if (size_t(mi) >= m_.materials.size())
+            fail(ptr, "material " + S(mi) + " does not exist (" + S(m_.materials.size()) + " materials)");
         const tg::Material& mt = m_.materials[size_t(mi)];
         std::string mp = "/materials/" + S(mi);
         const tg::PbrMetallicRoughness& pbr = mt.pbrMetallicRoughness;
@@ -555,8 +584,10 @@ private:
             } else if (e.first == "KHR_materials_ior") {
                 ior = number(e.second, "ior", 1.5, ep);
                 has_ior = true;
-                if (ior == 0.0) ior = 1e4;  // the extension's "ior 0": full Fresnel reflection; a very high ior is close
-                else if (ior < 1.0) fail(ep + "/ior", "must be >= 1 (or 0)");
+                if (ior == 0.0)
+                    ior = 1e4;  // the extension's "ior 0": full Fresnel reflection; a very high ior is close
+                else if (ior < 1.0)
+                    fail(ep + "/ior", "must be >= 1 (or 0)");
             } else if (e.first == "KHR_materials_transmission") {
                 transmission = number(e.second, "transmissionFactor", 0.0, ep);
                 if (tex_index(e.second, "transmissionTexture") >= 0)
@@ -573,22 +604,29 @@ private:
         else if (mt.alphaMode != "OPAQUE" && !mt.alphaMode.empty())
             fail(mp + "/alphaMode", "unknown alphaMode '" + mt.alphaMode + "'");
         o.two_sided = mt.doubleSided;  // emission on both sides; opaque surfaces are always shaded on both
-        if (!mt.doubleSided) warn("doubleSided false: back faces are not culled (opaque surfaces are shaded on both sides)");
+        if (!mt.doubleSided)
+            warn("doubleSided false: back faces are not culled (opaque surfaces are shaded on both sides)");
 
         if (transmission >= 0.5) {
-            warn("KHR_materials_transmission: transmissive materials are approximated as dielectrics (ior, roughness, "
-                 "base color factor as tint; metallic ignored)");
-            if (transmission < 1.0) warn("partial transmission (0.5 <= transmissionFactor < 1) rendered as full transmission");
-            if (pbr.baseColorTexture.index >= 0 || pbr.metallicRoughnessTexture.index >= 0 || mt.normalTexture.index >= 0)
+            warn(
+                "KHR_materials_transmission: transmissive materials are approximated as dielectrics (ior, roughness, "
+                "base color factor as tint; metallic ignored)");
+            if (transmission < 1.0)
+                warn("partial transmission (0.5 <= transmissionFactor < 1) rendered as full transmission");
+            if (pbr.baseColorTexture.index >= 0 || pbr.metallicRoughnessTexture.index >= 0 ||
+                mt.normalTexture.index >= 0)
                 warn("textures of transmissive materials ignored");
             float alpha = d.roughness * d.roughness;
             o.h = b_.dielectric(float(std::min(ior, 1e4)), alpha < 1e-3f ? 0.0f : alpha, d.base_color);
-            if (emits && mt.emissiveTexture.index >= 0) warn("emissive textures on transmissive materials ignored (no emission)");
-            else if (emits) o.Le = emissive;
+            if (emits && mt.emissiveTexture.index >= 0)
+                warn("emissive textures on transmissive materials ignored (no emission)");
+            else if (emits)
+                o.Le = emissive;
             return mats_[mi] = o;
         }
         if (transmission > 0.0) warn("partial transmission (transmissionFactor < 0.5) ignored: rendered opaque");
-        if (has_ior && ior != 1.5) warn("KHR_materials_ior on opaque materials ignored (the principled BSDF assumes ior 1.5, F0 = 0.04)");
+        if (has_ior && ior != 1.5)
+            warn("KHR_materials_ior on opaque materials ignored (the principled BSDF assumes ior 1.5, F0 = 0.04)");
 
         d.base_tex = texture(pbr.baseColorTexture.index, pbr.baseColorTexture.texCoord, pbr.baseColorTexture.extensions,
                              pp + "/baseColorTexture", kSrgb);
@@ -600,14 +638,15 @@ private:
             // Textured emission is evaluated where rays hit (resolve_material's `emitted`) but is not in the light
             // table: lit surfaces see it only through BSDF sampling (noisier than an area light, unbiased).
             d.emissive = emissive;
-            d.emissive_tex = texture(mt.emissiveTexture.index, mt.emissiveTexture.texCoord, mt.emissiveTexture.extensions,
-                                     mp + "/emissiveTexture", kSrgb);
+            d.emissive_tex = texture(mt.emissiveTexture.index, mt.emissiveTexture.texCoord,
+                                     mt.emissiveTexture.extensions, mp + "/emissiveTexture", kSrgb);
             warn("textured emission is seen by camera and BSDF rays but not sampled as a light");
             if (mt.doubleSided) warn("textured emission of double-sided materials is emitted on the front side only");
         } else if (emits) {
             o.Le = emissive;  // factor-only emission: every triangle an area light (two-sided when doubleSided)
         }
-        o.textured = d.base_tex != kNoTexture || d.mr_tex != kNoTexture || d.normal_tex != kNoTexture || d.emissive_tex != kNoTexture;
+        o.textured = d.base_tex != kNoTexture || d.mr_tex != kNoTexture || d.normal_tex != kNoTexture ||
+                     d.emissive_tex != kNoTexture;
         o.h = b_.principled(d);
         return mats_[mi] = o;
     }
@@ -619,14 +658,16 @@ private:
             if (ti < -1) fail(ptr + "/index", "texture " + S(ti) + " does not exist");
             return kNoTexture;
         }
-        if (size_t(ti) >= m_.textures.size()) fail(ptr + "/index", "texture " + S(ti) + " does not exist (" + S(m_.textures.size()) + " textures)");
+        if (size_t(ti) >= m_.textures.size())
+            fail(ptr + "/index", "texture " + S(ti) + " does not exist (" + S(m_.textures.size()) + " textures)");
         if (texcoord != 0) warn("textures on TEXCOORD_n for n > 0 are sampled with TEXCOORD_0");
         for (const auto& e : ext) unsupported_.insert(e.first);
         const tg::Texture& t = m_.textures[size_t(ti)];
         std::string tp = "/textures/" + S(ti);
         for (const auto& e : t.extensions) unsupported_.insert(e.first);
         if (t.sampler >= 0 || t.sampler < -1) {
-            if (size_t(t.sampler) >= m_.samplers.size()) fail(tp + "/sampler", "sampler " + S(t.sampler) + " does not exist");
+            if (size_t(t.sampler) >= m_.samplers.size())
+                fail(tp + "/sampler", "sampler " + S(t.sampler) + " does not exist");
             const tg::Sampler& s = m_.samplers[size_t(t.sampler)];
             if (s.wrapS != TINYGLTF_TEXTURE_WRAP_REPEAT || s.wrapT != TINYGLTF_TEXTURE_WRAP_REPEAT)
                 warn("texture wrap modes CLAMP_TO_EDGE and MIRRORED_REPEAT are rendered as REPEAT");
@@ -636,7 +677,8 @@ private:
             warn("textures without a PNG/JPEG source (e.g. only in an image-format extension) ignored");
             return kNoTexture;
         }
-        if (size_t(t.source) >= m_.images.size()) fail(tp + "/source", "image " + S(t.source) + " does not exist (" + S(m_.images.size()) + " images)");
+        if (size_t(t.source) >= m_.images.size())
+            fail(tp + "/source", "image " + S(t.source) + " does not exist (" + S(m_.images.size()) + " images)");
         auto key = std::make_pair(t.source, int(conv));
         auto it = textures_.find(key);
         if (it != textures_.end()) return it->second;
@@ -667,7 +709,8 @@ private:
         const unsigned char* data = nullptr;
         size_t len = 0;
         if (im.bufferView >= 0) {
-            if (size_t(im.bufferView) >= m_.bufferViews.size()) fail(ip + "/bufferView", "bufferView " + S(im.bufferView) + " does not exist");
+            if (size_t(im.bufferView) >= m_.bufferViews.size())
+                fail(ip + "/bufferView", "bufferView " + S(im.bufferView) + " does not exist");
             data = view_bytes(size_t(im.bufferView), ip + "/bufferView");
             len = m_.bufferViews[size_t(im.bufferView)].byteLength;
         } else if (!im.image.empty()) {
@@ -679,10 +722,14 @@ private:
         if (len == 0 || len > size_t(INT_MAX)) fail(ip, "image data of " + S(len) + " bytes");
         int w = 0, h = 0, n = 0;
         if (!stbi_info_from_memory(data, int(len), &w, &h, &n))
-            fail(ip, std::string("cannot decode image: ") + (stbi_failure_reason() ? stbi_failure_reason() : "unknown format"));
-        if (w <= 0 || h <= 0 || (long long)w * h > (1ll << 26)) fail(ip, "image of " + S(w) + " x " + S(h) + " texels is too large");
+            fail(ip, std::string("cannot decode image: ") +
+                         (stbi_failure_reason() ? stbi_failure_reason() : "unknown format"));
+        if (w <= 0 || h <= 0 || (long long)w * h > (1ll << 26))
+            fail(ip, "image of " + S(w) + " x " + S(h) + " texels is too large");
         unsigned char* px = stbi_load_from_memory(data, int(len), &w, &h, &n, 4);
-        if (!px) fail(ip, std::string("cannot decode image: ") + (stbi_failure_reason() ? stbi_failure_reason() : "unknown format"));
+        if (!px)
+            fail(ip, std::string("cannot decode image: ") +
+                         (stbi_failure_reason() ? stbi_failure_reason() : "unknown format"));
         Decoded d;
         d.w = w;
         d.h = h;
@@ -726,9 +773,7 @@ GltfImport import_gltf(const std::string& path, const mat4& M, SceneBuilder& b, 
         bytes.clear();
         bytes.shrink_to_fit();
         Importer(path, model, b, out, aspect).run(M);
-    } catch (const SceneError&) {
-        throw;
-    } catch (const std::exception& e) {
+    } catch (const SceneError&) { throw; } catch (const std::exception& e) {
         throw SceneError(path + ": " + e.what());
     }
     return out;
@@ -757,9 +802,7 @@ LoadedScene load_gltf_scene(const std::string& path) {
     b.set_background(vec3(1.0f));  // a uniform white sky lights the model
     try {
         ls.data = b.build();
-    } catch (const std::exception& e) {
-        throw SceneError(path + ": " + e.what());
-    }
+    } catch (const std::exception& e) { throw SceneError(path + ": " + e.what()); }
     for (const std::string& w : gi.warnings) {
         ls.warnings.push_back(path + ": " + w);
         std::cerr << "warning: " << path << ": " << w << "\n";

@@ -12,9 +12,9 @@ struct GltfImport {
     size_t triangles = 0;
     size_t materials = 0;
     bool has_camera = false;
-    CameraData camera{};          // the first camera in the default scene, when has_camera
-    float camera_yfov_deg = 0.0f; // that camera's vertical fov
-    vec3 lo{1e30f}, hi{-1e30f};   // world bounds of the imported triangles (after M)
+    CameraData camera{};           // the first camera in the default scene, when has_camera
+    float camera_yfov_deg = 0.0f;  // that camera's vertical fov
+    vec3 lo{1e30f}, hi{-1e30f};    // world bounds of the imported triangles (after M)
     std::vector<std::string> warnings;
 };
 

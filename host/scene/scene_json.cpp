@@ -45,9 +45,12 @@ const char* const kFromFile = "from_file";  // "material": "from_file": a mesh's
 std::string pointer_escape(const std::string& k) {
     std::string o;
     for (char ch : k) {
-        if (ch == '~') o += "~0";
-        else if (ch == '/') o += "~1";
-        else o += ch;
+        if (ch == '~')
+            o += "~0";
+        else if (ch == '/')
+            o += "~1";
+        else
+            o += ch;
     }
     return o;
 }
@@ -60,8 +63,9 @@ size_t edit_distance(const std::string& a, const std::string& b) {
         row[0] = i;
         for (size_t j = 1; j <= b.size(); ++j) {
             size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (std::tolower((unsigned char)a[i - 1]) ==
-                                                                    std::tolower((unsigned char)b[j - 1]) ? 0 : 1)});
+            row[j] = std::min(
+                {row[j] + 1, row[j - 1] + 1,
+                 diag + (std::tolower((unsigned char)a[i - 1]) == std::tolower((unsigned char)b[j - 1]) ? 0 : 1)});
             diag = up;
         }
     }
@@ -79,7 +83,8 @@ std::string unknown_key(const std::string& key, const std::set<std::string>& all
             best = a;
         }
     }
-    if (!best.empty() && bd <= std::max<size_t>(2, best.size() / 3)) return "unknown key '" + key + "' (did you mean '" + best + "'?)";
+    if (!best.empty() && bd <= std::max<size_t>(2, best.size() / 3))
+        return "unknown key '" + key + "' (did you mean '" + best + "'?)";
     std::string list;
     for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
     return "unknown key '" + key + "' (expected one of: " + list + ")";
@@ -215,9 +220,7 @@ LoadedScene load_scene_json(const std::string& path) {
         LoadedImage im;
         try {
             im = load_image(file, srgb);
-        } catch (const ImageError& e) {
-            c.fail(where, e.what());
-        }
+        } catch (const ImageError& e) { c.fail(where, e.what()); }
         uint32_t id = b.texture(std::move(im.texels), im.width, im.height);
         tex_cache[key] = id;
         return id;
@@ -231,16 +234,15 @@ LoadedScene load_scene_json(const std::string& path) {
         const json& e = root["environment"];
         if (!e.is_object()) c.fail("/environment", "expected an object {\"file\", \"scale\", \"rotation\"}");
         c.keys(e, "/environment", {"file", "scale", "rotation"});
-        if (root.contains("background")) c.fail("/background", "give either a constant background or an environment map");
+        if (root.contains("background"))
+            c.fail("/background", "give either a constant background or an environment map");
         if (!e.contains("file") || !e["file"].is_string()) c.fail("/environment/file", "missing or not a file name");
         std::string f = resolve(base_dir, e["file"].get<std::string>());
         c.regular_file(f, "/environment/file");
         LoadedImage im;
         try {
             im = load_image(f, false);
-        } catch (const ImageError& err) {
-            c.fail("/environment/file", err.what());
-        }
+        } catch (const ImageError& err) { c.fail("/environment/file", err.what()); }
         vec3 sc = c.v3(e, "scale", "/environment", vec3(1.0f));
         if (glm::min(sc.x, glm::min(sc.y, sc.z)) < 0.0f) c.fail("/environment/scale", "must not be negative");
         for (F4& t : im.texels) t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
@@ -254,25 +256,30 @@ LoadedScene load_scene_json(const std::string& path) {
         std::string p = "/materials/" + pointer_escape(it.key());
         if (it.key() == kFromFile) c.fail(p, "the name 'from_file' is reserved (a mesh's MTL materials)");
         const json& m = it.value();
-        if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) c.fail(p + "/type", "missing or not a string");
+        if (!m.is_object() || !m.contains("type") || !m["type"].is_string())
+            c.fail(p + "/type", "missing or not a string");
         std::string t = m["type"];
         if (t == "lambert") {
             c.keys(m, p, {"type", "albedo", "albedo_texture"});
-            mats[it.key()] = b.lambert(glm::clamp(c.v3(m, "albedo", p, vec3(m.contains("albedo_texture") ? 1.0f : 0.5f)), 0.0f, 1.0f),
-                                       opt_texture(m, "albedo_texture", p, true));
+            mats[it.key()] = b.lambert(
+                glm::clamp(c.v3(m, "albedo", p, vec3(m.contains("albedo_texture") ? 1.0f : 0.5f)), 0.0f, 1.0f),
+                opt_texture(m, "albedo_texture", p, true));
         } else if (t == "conductor") {
             c.keys(m, p, {"type", "color", "roughness", "preset", "eta", "k"});
             float r = c.num(m, "roughness", p, 0.0f);
             if (!(r >= 0.0f && r <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
             if (m.contains("preset") || m.contains("eta") || m.contains("k")) {
-                if (m.contains("color")) c.fail(p + "/color", "give either a color (Schlick) or a complex IOR (preset, or eta and k)");
+                if (m.contains("color"))
+                    c.fail(p + "/color", "give either a color (Schlick) or a complex IOR (preset, or eta and k)");
                 vec3 eta, k;
                 if (m.contains("preset")) {
-                    if (m.contains("eta") || m.contains("k")) c.fail(p + "/preset", "give either a preset or eta and k");
+                    if (m.contains("eta") || m.contains("k"))
+                        c.fail(p + "/preset", "give either a preset or eta and k");
                     if (!m["preset"].is_string() || !conductor_preset(m["preset"].get<std::string>(), eta, k))
                         c.fail(p + "/preset", "unknown conductor preset (Cu, Au, Ag, Al)");
                 } else {
-                    if (!m.contains("eta") || !m.contains("k")) c.fail(p + (m.contains("eta") ? "/k" : "/eta"), "missing (eta and k go together)");
+                    if (!m.contains("eta") || !m.contains("k"))
+                        c.fail(p + (m.contains("eta") ? "/k" : "/eta"), "missing (eta and k go together)");
                     eta = c.v3(m, "eta", p, vec3(1.0f));
                     k = c.v3(m, "k", p, vec3(0.0f));
                     if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f) c.fail(p + "/eta", "must be > 0");
@@ -290,10 +297,12 @@ LoadedScene load_scene_json(const std::string& path) {
             if (!(ior > 1.0f)) c.fail(p + "/ior", "must be > 1");
             mats[it.key()] = b.dielectric(ior, r * r);
         } else if (t == "principled") {
-            c.keys(m, p, {"type", "base_color", "metallic", "roughness", "base_color_texture", "metallic_roughness_texture",
-                          "normal_texture", "normal_scale", "emissive", "emissive_texture"});
+            c.keys(m, p,
+                   {"type", "base_color", "metallic", "roughness", "base_color_texture", "metallic_roughness_texture",
+                    "normal_texture", "normal_scale", "emissive", "emissive_texture"});
             PrincipledData d{};
-            d.base_color = glm::clamp(c.v3(m, "base_color", p, vec3(m.contains("base_color_texture") ? 1.0f : 0.8f)), 0.0f, 1.0f);
+            d.base_color =
+                glm::clamp(c.v3(m, "base_color", p, vec3(m.contains("base_color_texture") ? 1.0f : 0.8f)), 0.0f, 1.0f);
             d.metallic = c.num(m, "metallic", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.0f);
             d.roughness = c.num(m, "roughness", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.5f);
             if (!(d.metallic >= 0.0f && d.metallic <= 1.0f)) c.fail(p + "/metallic", "must be in [0, 1]");
@@ -305,7 +314,8 @@ LoadedScene load_scene_json(const std::string& path) {
             if (m.contains("normal_scale") && d.normal_tex == kNoTexture)
                 ls.warnings.push_back(path + ": " + p + "/normal_scale: no effect without a normal_texture");
             d.emissive = c.v3(m, "emissive", p, vec3(m.contains("emissive_texture") ? 1.0f : 0.0f));
-            if (glm::min(d.emissive.x, glm::min(d.emissive.y, d.emissive.z)) < 0.0f) c.fail(p + "/emissive", "must not be negative");
+            if (glm::min(d.emissive.x, glm::min(d.emissive.y, d.emissive.z)) < 0.0f)
+                c.fail(p + "/emissive", "must not be negative");
             d.emissive_tex = opt_texture(m, "emissive_texture", p, true);
             mats[it.key()] = b.principled(d);
         } else {
@@ -332,10 +342,9 @@ LoadedScene load_scene_json(const std::string& path) {
             c.regular_file(resolve(scene_dir, o["file"].get<std::string>()), p + "/file");
             GltfImport gi;
             try {
-                gi = import_gltf(resolve(scene_dir, o["file"].get<std::string>()), M, b, float(rp.width) / float(rp.height));
-            } catch (const SceneError& e) {
-                c.fail(p + "/file", e.what());
-            }
+                gi = import_gltf(resolve(scene_dir, o["file"].get<std::string>()), M, b,
+                                 float(rp.width) / float(rp.height));
+            } catch (const SceneError& e) { c.fail(p + "/file", e.what()); }
             for (const std::string& w : gi.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
             continue;
         }
@@ -353,7 +362,8 @@ LoadedScene load_scene_json(const std::string& path) {
             for (const auto& kv : mats) names.insert(kv.first);
             std::string hint = unknown_key(mname, names);  // "unknown key 'x' (did you mean 'y'?)"
             size_t paren = hint.find(" (");
-            c.fail(p + "/material", "no material named '" + mname + "'" + (names.empty() ? std::string(" (none defined)") : hint.substr(paren)));
+            c.fail(p + "/material", "no material named '" + mname + "'" +
+                                        (names.empty() ? std::string(" (none defined)") : hint.substr(paren)));
         }
         used_mats.insert(mname);
         vec3 Le = c.v3(o, "emission", p, vec3(0.0f));
@@ -361,8 +371,7 @@ LoadedScene load_scene_json(const std::string& path) {
         bool two = c.flag(o, "two_sided", p, false);
         mat4 M = c.transform(o, p);
         if (t == "sphere") {
-            if (o.contains("transform"))
-                c.fail(p + "/transform", "spheres take center and radius, not a transform");
+            if (o.contains("transform")) c.fail(p + "/transform", "spheres take center and radius, not a transform");
             float r = c.num(o, "radius", p, 1.0f);
             if (!(r > 0.0f)) c.fail(p + "/radius", "must be > 0");
             b.sphere(c.v3(o, "center", p, vec3(0.0f)), r, mit->second, Le, two);
@@ -393,25 +402,25 @@ LoadedScene load_scene_json(const std::string& path) {
                     mesh = load_wo3(file, M);
                 else
                     mesh = load_obj(file, M, smooth);
-            } catch (const MeshError& e) {
-                c.fail(p + "/file", e.what());
-            }
+            } catch (const MeshError& e) { c.fail(p + "/file", e.what()); }
             for (const std::string& w : mesh.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
             bool emissive = max_comp(Le) > 0.0f;
             // with from_file one per MTL material, emitting the object's emission or else the MTL's Ke
             std::vector<MeshMaterial> mesh_mats;
             if (from_file) {
-                if (mesh.materials.empty()) c.fail(p + "/material", "'from_file', but '" + file + "' has no MTL materials");
+                if (mesh.materials.empty())
+                    c.fail(p + "/material", "'from_file', but '" + file + "' has no MTL materials");
                 for (size_t k = 0; k < mesh.materials.size(); ++k) {
                     const ObjMaterial& om = mesh.materials[k];
                     uint32_t tex = kNoTexture;
-                    if (!om.map_kd.empty()) {  // MTL paths are relative to the OBJ; backslashes as written by Windows tools
+                    if (!om.map_kd
+                             .empty()) {  // MTL paths are relative to the OBJ; backslashes as written by Windows tools
                         std::string tf = om.map_kd;
                         for (char& ch : tf)
                             if (ch == '\\') ch = '/';
                         size_t os = file.find_last_of('/');
-                        tex = texture(resolve(os == std::string::npos ? std::string() : file.substr(0, os + 1), tf), true,
-                                      p + "/file");
+                        tex = texture(resolve(os == std::string::npos ? std::string() : file.substr(0, os + 1), tf),
+                                      true, p + "/file");
                     }
                     mesh_mats.push_back({b.lambert(glm::clamp(tex == kNoTexture ? om.kd : vec3(1.0f), 0.0f, 1.0f), tex),
                                          emissive ? Le : glm::max(om.ke, vec3(0.0f))});
@@ -422,7 +431,8 @@ LoadedScene load_scene_json(const std::string& path) {
             if (emissive) {
                 bool any_area = false;
                 for (size_t i = 0; i < mesh.triangles() && !any_area; ++i)
-                    any_area = glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i], mesh.pos[3 * i + 2] - mesh.pos[3 * i])) > 0.0f;
+                    any_area = glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i],
+                                                      mesh.pos[3 * i + 2] - mesh.pos[3 * i])) > 0.0f;
                 if (!any_area) c.fail(p + "/emission", "a zero-area light: no triangle of '" + file + "' has any area");
             }
             if (from_file)
@@ -437,7 +447,8 @@ LoadedScene load_scene_json(const std::string& path) {
     }
     for (const auto& kv : mats)
         if (!used_mats.count(kv.first))
-            ls.warnings.push_back(path + ": /materials/" + pointer_escape(kv.first) + ": defined but not used by any object");
+            ls.warnings.push_back(path + ": /materials/" + pointer_escape(kv.first) +
+                                  ": defined but not used by any object");
     ls.data = b.build();
     for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
     return ls;

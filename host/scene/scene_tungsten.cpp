@@ -38,7 +38,8 @@ Wo3 read_wo3(const std::string& path) {
     const size_t size = bytes.size();
     size_t at = 0;
     auto u64 = [&](const char* what) {
-        if (size - at < 8) throw MeshError(path + ": truncated: no " + what + " (file of " + std::to_string(size) + " bytes)");
+        if (size - at < 8)
+            throw MeshError(path + ": truncated: no " + what + " (file of " + std::to_string(size) + " bytes)");
         uint64_t v = 0;
         for (int i = 0; i < 8; ++i) v |= uint64_t(bytes[at + i]) << (8 * i);  // little-endian on any host
         at += 8;
@@ -113,7 +114,9 @@ void recompute_smooth_normals(Wo3& m) {
         bool operator==(const Key& o) const { return x == o.x && y == o.y && z == o.z; }
     };
     struct Hash {
-        size_t operator()(const Key& k) const { return (size_t(k.x) * 73856093u) ^ (size_t(k.y) * 19349663u) ^ (size_t(k.z) * 83492791u); }
+        size_t operator()(const Key& k) const {
+            return (size_t(k.x) * 73856093u) ^ (size_t(k.y) * 19349663u) ^ (size_t(k.z) * 83492791u);
+        }
     };
     auto key = [](vec3 p) {
         Key k;
@@ -260,7 +263,8 @@ struct TCtx {
     void unknown_keys(const json& o, const std::string& ptr, const std::set<std::string>& known,
                       const std::string& what) const {
         for (auto it = o.begin(); it != o.end(); ++it)
-            if (!known.count(it.key())) warn(at(ptr, it.key()), "unsupported " + what + " key '" + it.key() + "' ignored");
+            if (!known.count(it.key()))
+                warn(at(ptr, it.key()), "unsupported " + what + " key '" + it.key() + "' ignored");
     }
 };
 
@@ -333,7 +337,8 @@ mat4 transform_impl(const TCtx& c, const json& t, const std::string& p) {
     }
     if (t.contains("scale")) {
         vec3 s = c.v3(t["scale"], at(p, "scale"));
-        if (glm::min(s.x, glm::min(s.y, s.z)) < 0.0f) c.fail(at(p, "scale"), "must not be negative (mirroring is not supported)");
+        if (glm::min(s.x, glm::min(s.y, s.z)) < 0.0f)
+            c.fail(at(p, "scale"), "must not be negative (mirroring is not supported)");
         x *= s.x;
         y *= s.y;
         z *= s.z;
@@ -354,7 +359,8 @@ mat4 transform_impl(const TCtx& c, const json& t, const std::string& p) {
 }
 
 float max_axis_scale(const mat4& M, vec3 mask) {
-    return glm::max(glm::length(vec3(M[0])) * mask.x, glm::max(glm::length(vec3(M[1])) * mask.y, glm::length(vec3(M[2])) * mask.z));
+    return glm::max(glm::length(vec3(M[0])) * mask.x,
+                    glm::max(glm::length(vec3(M[1])) * mask.y, glm::length(vec3(M[2])) * mask.z));
 }
 }  // namespace
 
@@ -395,9 +401,7 @@ struct Loader {
             LoadedImage im;
             try {
                 im = load_image(file, srgb);
-            } catch (const ImageError& e) {
-                c.fail(ptr, e.what());
-            }
+            } catch (const ImageError& e) { c.fail(ptr, e.what()); }
             vec3 a(0.0f);
             for (const F4& t : im.texels) a += vec3(t.x, t.y, t.z);
             a /= float(glm::max<size_t>(1, im.texels.size()));
@@ -440,7 +444,8 @@ struct Loader {
             if (!j.contains("file") || !j["file"].is_string()) c.fail(at(ptr, "file"), "missing or not a file name");
             file = j["file"].get<std::string>();
             srgb = c.flag(j, "gamma_correct", ptr, true);
-            if (!c.flag(j, "interpolate", ptr, true)) c.warn(at(ptr, "interpolate"), "nearest filtering not supported: bilinear");
+            if (!c.flag(j, "interpolate", ptr, true))
+                c.warn(at(ptr, "interpolate"), "nearest filtering not supported: bilinear");
             if (c.flag(j, "clamp", ptr, false)) c.warn(at(ptr, "clamp"), "clamped addressing not supported: repeat");
             scale = c.nonneg3(j, "scale", ptr, vec3(1.0f));
         } else {
@@ -533,7 +538,8 @@ struct Loader {
         }
         if (t == "mirror") {
             known({});
-            if (!white) c.warn(pa, "mirror albedo used as Schlick F0 (brighter towards grazing angles than Tungsten's)");
+            if (!white)
+                c.warn(pa, "mirror albedo used as Schlick F0 (brighter towards grazing angles than Tungsten's)");
             return b.conductor(glm::clamp(albedo, 0.0f, 1.0f), 0.0f);
         }
         if (t == "conductor" || t == "rough_conductor") {
@@ -601,8 +607,10 @@ struct Loader {
                 Tex a = texture(m["albedo"], pa);
                 if (a.id != kNoTexture) d.base_tex = a.id, d.base_color = glm::clamp(a.value, 0.0f, 1.0f);
             }
-            std::string note = t + " approximated by the principled (glTF) BSDF: metallic 0, base color = albedo, "
-                               "roughness = sqrt(alpha) = " + std::to_string(d.roughness) + ", specular F0 0.04";
+            std::string note = t +
+                               " approximated by the principled (glTF) BSDF: metallic 0, base color = albedo, "
+                               "roughness = sqrt(alpha) = " +
+                               std::to_string(d.roughness) + ", specular F0 0.04";
             if (std::fabs(ior - 1.5f) > 1e-3f) note += " (Tungsten's ior " + std::to_string(ior) + " not used)";
             if (glm::max(sa.x, glm::max(sa.y, sa.z)) > 0.0f) note += "; sigma_a/thickness ignored";
             c.warn(p, note);
@@ -658,16 +666,15 @@ struct Loader {
         }
         Tex t = texture(o["emission"], at(p, "emission"), false);
         if (t.file.empty()) {
-            if (glm::min(t.value.x, glm::min(t.value.y, t.value.z)) < 0.0f) c.fail(at(p, "emission"), "must not be negative");
+            if (glm::min(t.value.x, glm::min(t.value.y, t.value.z)) < 0.0f)
+                c.fail(at(p, "emission"), "must not be negative");
             b.set_background(t.value);
             return;
         }
         LoadedImage im;
         try {
             im = load_image(t.file, t.srgb);
-        } catch (const ImageError& e) {
-            c.fail(at(p, "emission"), e.what());
-        }
+        } catch (const ImageError& e) { c.fail(at(p, "emission"), e.what()); }
         if (im.width == 0 || im.height == 0) c.fail(at(p, "emission"), "empty image");
         for (F4& x : im.texels) x = F4{x.x * t.value.x, x.y * t.value.y, x.z * t.value.z, 1.0f};
         // Tungsten: u = 0.5 + atan2(l.z, l.x) / 2pi, v = acos(-l.y) / pi with row 0 at v = 1 (up), l = R^T d.
@@ -701,7 +708,9 @@ struct Loader {
                 int x0 = int(std::floor(fx)), y0 = int(std::floor(fy));
                 float ax = fx - x0, ay = fy - y0;
                 F4 a = texel(x0, y0), bb = texel(x0 + 1, y0), cc = texel(x0, y0 + 1), dd = texel(x0 + 1, y0 + 1);
-                auto mix = [](F4 p, F4 q, float s) { return F4{p.x + (q.x - p.x) * s, p.y + (q.y - p.y) * s, p.z + (q.z - p.z) * s, 1.0f}; };
+                auto mix = [](F4 p, F4 q, float s) {
+                    return F4{p.x + (q.x - p.x) * s, p.y + (q.y - p.y) * s, p.z + (q.z - p.z) * s, 1.0f};
+                };
                 out[size_t(j) * w + i] = mix(mix(a, bb, ax), mix(cc, dd, ax), ay);
             }
         b.set_environment(std::move(out), w, h, 0.0f);
@@ -736,14 +745,17 @@ struct Loader {
             c.unknown_keys(o, p, known, t);
             float intensity = c.num(o, "intensity", p, 2.0f);
             if (intensity < 0.0f) c.fail(at(p, "intensity"), "must not be negative");
-            c.warn(p, "skydome (Hosek-Wilkie physical sky) not supported: approximated by a blue gradient sky times intensity, "
-                      "dark ground");
+            c.warn(p,
+                   "skydome (Hosek-Wilkie physical sky) not supported: approximated by a blue gradient sky times "
+                   "intensity, "
+                   "dark ground");
             have_env = true;
             const uint32_t w = 8, h = 32;
             std::vector<F4> tex(w * h);
             for (uint32_t j = 0; j < h; ++j) {
                 float y = std::cos(kPi * (j + 0.5f) / h);
-                vec3 col = y > 0.0f ? glm::mix(vec3(0.9f, 0.95f, 1.0f), vec3(0.35f, 0.5f, 0.9f), std::sqrt(y)) : vec3(0.05f);
+                vec3 col =
+                    y > 0.0f ? glm::mix(vec3(0.9f, 0.95f, 1.0f), vec3(0.35f, 0.5f, 0.9f), std::sqrt(y)) : vec3(0.05f);
                 col *= intensity * 0.5f;
                 for (uint32_t i = 0; i < w; ++i) tex[j * w + i] = F4{col.x, col.y, col.z, 1.0f};
             }
@@ -798,11 +810,13 @@ struct Loader {
         if (t == "disk") {
             known.insert("cone_angle");
             c.unknown_keys(o, p, known, t);
-            if (o.contains("cone_angle")) c.warn(at(p, "cone_angle"), "spot-light cone not supported: emits into the hemisphere");
+            if (o.contains("cone_angle"))
+                c.warn(at(p, "cone_angle"), "spot-light cone not supported: emits into the hemisphere");
             MatHandle m = material();
             float r = max_axis_scale(M, vec3(1, 0, 1));
             vec3 n = vec3(M * vec4(0, 1, 0, 0));
-            if (!(r > 0.0f && std::isfinite(r)) || !(glm::length(n) > 0.0f)) c.fail(at(p, "transform"), "disk has zero area");
+            if (!(r > 0.0f && std::isfinite(r)) || !(glm::length(n) > 0.0f))
+                c.fail(at(p, "transform"), "disk has zero area");
             n = glm::normalize(n);
             vec3 tu = vec3(M[0]) - n * glm::dot(n, vec3(M[0]));
             tu = glm::length(tu) > 1e-6f * r ? glm::normalize(tu) : any_ortho(n);
@@ -828,13 +842,15 @@ struct Loader {
             std::string file = resolve(o["file"].get<std::string>());
             bool smooth = c.flag(o, "smooth", p, false);
             bool recompute = c.flag(o, "recompute_normals", p, false);
-            if (c.flag(o, "backface_culling", p, false)) c.warn(at(p, "backface_culling"), "backface culling not supported: ignored");
+            if (c.flag(o, "backface_culling", p, false))
+                c.warn(at(p, "backface_culling"), "backface culling not supported: ignored");
             float det = glm::determinant(mat3(M));
             if (!(std::isfinite(det) && det != 0.0f)) c.fail(at(p, "transform"), "singular (zero volume)");
             std::vector<MatHandle> mats;
             if (o.contains("bsdf") && o["bsdf"].is_array()) {
                 if (o["bsdf"].empty()) c.fail(at(p, "bsdf"), "empty list");
-                for (size_t i = 0; i < o["bsdf"].size(); ++i) mats.push_back(bsdf_ref(o["bsdf"][i], at(at(p, "bsdf"), i)));
+                for (size_t i = 0; i < o["bsdf"].size(); ++i)
+                    mats.push_back(bsdf_ref(o["bsdf"][i], at(at(p, "bsdf"), i)));
             } else {
                 mats.push_back(material());
             }
@@ -847,21 +863,23 @@ struct Loader {
                 } else if (ends_with(file, ".obj")) {
                     // Tungsten computes smooth normals for OBJ faces without them; flat shading unless "smooth"
                     mesh = load_obj(file, M, smooth);
-                    if (!smooth) std::fill(mesh.has_normals.begin(), mesh.has_normals.end(), 0);
-                    else if (recompute) c.warn(at(p, "recompute_normals"), "for OBJ files, the file's normals are kept where present");
+                    if (!smooth)
+                        std::fill(mesh.has_normals.begin(), mesh.has_normals.end(), 0);
+                    else if (recompute)
+                        c.warn(at(p, "recompute_normals"), "for OBJ files, the file's normals are kept where present");
                     for (size_t i = 0; i < mesh.triangles(); ++i)  // Tungsten's material index: one per bsdf in order
                         mesh.material[i] = 0;
-                    if (mats.size() > 1) c.warn(at(p, "bsdf"), "per-face bsdf lists for OBJ meshes not supported: the first bsdf");
+                    if (mats.size() > 1)
+                        c.warn(at(p, "bsdf"), "per-face bsdf lists for OBJ meshes not supported: the first bsdf");
                 } else {
                     c.fail(at(p, "file"), "unsupported mesh format (.wo3, .obj)");
                 }
-            } catch (const MeshError& e) {
-                c.fail(at(p, "file"), e.what());
-            }
+            } catch (const MeshError& e) { c.fail(at(p, "file"), e.what()); }
             for (const std::string& w : mesh.warnings) ls.warnings.push_back(c.file + ": " + at(p, "file") + ": " + w);
             float area = 0.0f;
             for (size_t i = 0; i < mesh.triangles(); ++i)
-                area += 0.5f * glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i], mesh.pos[3 * i + 2] - mesh.pos[3 * i]));
+                area += 0.5f * glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i],
+                                                      mesh.pos[3 * i + 2] - mesh.pos[3 * i]));
             vec3 Le = emission(o, p, area);
             std::vector<MeshMaterial> mm;  // add_mesh clamps the material index, as Tungsten does
             for (MatHandle h : mats) mm.push_back({h, Le});
@@ -875,12 +893,15 @@ struct Loader {
         const std::string p = "/camera";
         c.object(cam, p);
         std::string type = c.str(cam, "type", p, "pinhole");
-        std::set<std::string> known{"type", "resolution", "fov", "transform", "tonemap", "reconstruction_filter", "name"};
+        std::set<std::string> known{"type", "resolution", "fov", "transform", "tonemap", "reconstruction_filter",
+                                    "name"};
         if (type == "thinlens") known.insert({"aperture_size", "focus_distance"});
         for (const char* k : {"cateye", "focus_pivot", "aperture", "medium"})
-            if (cam.contains(k)) c.warn(at(p, k), std::string("camera key '") + k + "' not supported: ignored"), known.insert(k);
+            if (cam.contains(k))
+                c.warn(at(p, k), std::string("camera key '") + k + "' not supported: ignored"), known.insert(k);
         c.unknown_keys(cam, p, known, "camera");
-        if (type != "pinhole" && type != "thinlens") c.warn(at(p, "type"), "camera type '" + type + "' not supported: pinhole");
+        if (type != "pinhole" && type != "thinlens")
+            c.warn(at(p, "type"), "camera type '" + type + "' not supported: pinhole");
         uint32_t w = 1000, h = 563;  // Tungsten's default
         if (cam.contains("resolution")) {
             const json& r = cam["resolution"];
@@ -901,11 +922,14 @@ struct Loader {
         rp.width = w;
         rp.height = h;
         std::string filt = c.str(cam, "reconstruction_filter", p, "tent");
-        if (filt != "box") c.warn(at(p, "reconstruction_filter"), "'" + filt + "' reconstruction filter not supported: box filter per pixel");
+        if (filt != "box")
+            c.warn(at(p, "reconstruction_filter"),
+                   "'" + filt + "' reconstruction filter not supported: box filter per pixel");
         float hfov = c.num(cam, "fov", p, 60.0f);
         if (!(hfov > 0.0f && hfov < 180.0f)) c.fail(at(p, "fov"), "must be in (0, 180) degrees");
         float aspect = float(w) / float(h);
-        float vfov = 2.0f * std::atan(std::tan(0.5f * hfov * kPi / 180.0f) / aspect) * 180.0f / kPi;  // Tungsten's fov is horizontal
+        float vfov = 2.0f * std::atan(std::tan(0.5f * hfov * kPi / 180.0f) / aspect) * 180.0f /
+                     kPi;  // Tungsten's fov is horizontal
         vec3 pos(0.0f), look(0, 0, 1), up(0, 1, 0);
         if (cam.contains("transform")) {
             const json& t = cam["transform"];
@@ -940,11 +964,14 @@ struct Loader {
         c.object(in, p);
         std::string type = c.str(in, "type", p, "path_tracer");
         if (type != "path_tracer")
-            c.warn(at(p, "type"), "integrator '" + type + "' not supported: rendered with the path tracer (its own "
-                                  "settings ignored; the same image in expectation for surface scenes)");
+            c.warn(at(p, "type"), "integrator '" + type +
+                                      "' not supported: rendered with the path tracer (its own "
+                                      "settings ignored; the same image in expectation for surface scenes)");
         else
-            c.unknown_keys(in, p, {"type", "min_bounces", "max_bounces", "enable_consistency_checks", "enable_two_sided_shading",
-                                   "enable_light_sampling", "enable_volume_light_sampling"}, "integrator");
+            c.unknown_keys(in, p,
+                           {"type", "min_bounces", "max_bounces", "enable_consistency_checks",
+                            "enable_two_sided_shading", "enable_light_sampling", "enable_volume_light_sampling"},
+                           "integrator");
         if (in.contains("max_bounces")) {
             const json& j = in["max_bounces"];
             if (!j.is_number_integer() || j.get<long long>() < 0 || j.get<long long>() > 1 << 20)
@@ -955,8 +982,10 @@ struct Loader {
         }
         if (in.contains("min_bounces")) {
             const json& j = in["min_bounces"];
-            if (!j.is_number_integer() || j.get<long long>() < 0) c.fail(at(p, "min_bounces"), "expected an integer >= 0");
-            if (j.get<long long>() > 0) c.warn(at(p, "min_bounces"), "min_bounces > 0 not supported: all path lengths counted");
+            if (!j.is_number_integer() || j.get<long long>() < 0)
+                c.fail(at(p, "min_bounces"), "expected an integer >= 0");
+            if (j.get<long long>() > 0)
+                c.warn(at(p, "min_bounces"), "min_bounces > 0 not supported: all path lengths counted");
         }
         if (type == "path_tracer") {
             rp.light_sampling = c.flag(in, "enable_light_sampling", p, true) ? 1 : 0;
@@ -973,9 +1002,11 @@ struct Loader {
         const json& r = root["renderer"];
         c.object(r, p);
         // output and scheduling settings do not change the expected image
-        c.unknown_keys(r, p, {"spp", "output_file", "hdr_output_file", "resume_render_file", "overwrite_output_files",
-                              "adaptive_sampling", "enable_resume_render", "stratified_sampler", "scene_bvh", "spp_step",
-                              "checkpoint_interval", "timeout", "output_buffers", "seed"}, "renderer");
+        c.unknown_keys(r, p,
+                       {"spp", "output_file", "hdr_output_file", "resume_render_file", "overwrite_output_files",
+                        "adaptive_sampling", "enable_resume_render", "stratified_sampler", "scene_bvh", "spp_step",
+                        "checkpoint_interval", "timeout", "output_buffers", "seed"},
+                       "renderer");
         if (r.contains("spp")) {
             const json& j = r["spp"];
             if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > 1 << 30)

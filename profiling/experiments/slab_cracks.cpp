@@ -24,21 +24,32 @@ int main() {
     std::vector<AABB> boxes(nt);
     std::vector<std::array<vec3, 3>> tris(nt);
     for (uint32_t i = 0; i < nt; ++i)
-        for (int k = 0; k < 3; ++k) { boxes[i].grow(v[3 * i + k]); tris[i][k] = v[3 * i + k]; }
+        for (int k = 0; k < 3; ++k) {
+            boxes[i].grow(v[3 * i + k]);
+            tris[i][k] = v[3 * i + k];
+        }
     for (uint32_t ml : {1u, 4u}) {
-        BVHBuildOptions opt; opt.max_leaf = ml;
+        BVHBuildOptions opt;
+        opt.max_leaf = ml;
         BVHBuild bvh = build_bvh(boxes, opt, &tris);
         uint32_t m = uint32_t(bvh.order.size());
-        std::vector<F4> geom(3 * m); std::vector<U4> info(m);
+        std::vector<F4> geom(3 * m);
+        std::vector<U4> info(m);
         for (uint32_t j = 0; j < m; ++j) {
             uint32_t i = bvh.order[j];
             vec3 a = v[3 * i], e1 = v[3 * i + 1] - a, e2 = v[3 * i + 2] - a;
             geom[3 * j] = F4{a.x, a.y, a.z, bits_float(uint32_t(ShapeType::Triangle))};
-            geom[3 * j + 1] = F4{e1.x, e1.y, e1.z, 0}; geom[3 * j + 2] = F4{e2.x, e2.y, e2.z, 0};
+            geom[3 * j + 1] = F4{e1.x, e1.y, e1.z, 0};
+            geom[3 * j + 2] = F4{e2.x, e2.y, e2.z, 0};
             info[j] = U4{uint32_t(ShapeType::Triangle), 0, kInvalid, kInvalid};
         }
-        SceneView s; s.nodes = bvh.nodes.data(); s.prims.geom = geom.data(); s.prims.info = info.data(); s.prims.count = m;
-        std::mt19937 rng(5); std::uniform_real_distribution<float> U(0.0f, 1.0f);
+        SceneView s;
+        s.nodes = bvh.nodes.data();
+        s.prims.geom = geom.data();
+        s.prims.info = info.data();
+        s.prims.count = m;
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> U(0.0f, 1.0f);
         int cracks = 0, far = 0;
         for (int r = 0; r < 200000; ++r) {
             float gx = float(int(U(rng) * n)), gy = float(int(U(rng) * n)), f = U(rng);
@@ -49,7 +60,10 @@ int main() {
             Hit bf{kInf, kInvalid, 0, 0};
             for (uint32_t i = 0; i < m; ++i) intersect_prim(s.prims, i, ray, 0.0f, bf);
             Hit h = traverse_ww<false>(s, ray, 0.0f, kInf);
-            if (bf.prim != kInvalid && h.prim == kInvalid) { ++cracks; if (scale > 1) ++far; }
+            if (bf.prim != kInvalid && h.prim == kInvalid) {
+                ++cracks;
+                if (scale > 1) ++far;
+            }
         }
         std::printf("max_leaf %u: cracks %d (far origins %d)\n", ml, cracks, far);
     }

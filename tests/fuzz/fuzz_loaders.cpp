@@ -39,7 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             case 5: load_wo3(path, mat4(1.0f)); break;
         }
     } catch (const SceneError&) {
-    } catch (const MeshError&) {
-    }
+    } catch (const MeshError&) {}
     return 0;
 }
