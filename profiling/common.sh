@@ -1,10 +1,14 @@
-# Shared preamble of the device scripts (sourced, not run): the repository root as the working folder, the
-# environment the binaries need, the binaries' folder B (.devcarry/, README "Measured"), the output folder O, and
-# helpers. A script that sets O before sourcing keeps its own; archive_outputs tars O into $OUT/logs.tgz on exit
-# (the device tool returns a limited number of files).
+# Shared preamble of the maintained profiling scripts (sourced, not run): the repository root as the working folder,
+# the environment the binaries need, the stage names (stages.sh), the binaries' folder B, the wavepath binary WP, the
+# output folder O, and helpers. B is build/ when it holds a CUDA build, else .devcarry/ (the folder carried to the
+# device machine: the binaries, kernel_resources.txt and the shared libraries they load). WP, B and O may be set
+# before sourcing. archive_outputs tars O into $OUT/logs.tgz on exit (the device tool returns few files).
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. profiling/stages.sh
 export WP_SOURCE_DIR="$PWD" CUDA_MODULE_LOADING=EAGER
-B=${B:-.devcarry}
+if [ -z "${B:-}" ]; then B=build; [ -x build/wp_gpu_tests ] || B=.devcarry; fi
+WP=${WP:-$B/wavepath}
+[ -d "$B/lib" ] && export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 O=${O:-/tmp/wp-out}
 mkdir -p "$O"
 # The mode lines and the ray-cast line of a `wavepath bench` report, each prefixed with its scene.
@@ -20,7 +24,7 @@ run_gpu_tests() {
 # $O/bench.{txt,json,svg}; the mode lines and the kernel rows printed.
 run_bench_defaults() {
   echo "== bench, defaults"
-  timeout 240 $B/wavepath bench --backend gpu "$@" --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
+  timeout 240 "$WP" bench --backend gpu "$@" --json "$O/bench.json" --plot "$O/bench.svg" > "$O/bench.txt" 2>&1
   echo "rc=$?"; show "$O/bench.txt"
   grep -E "^scenes|^    (generate|extend|shade|shadow|compact_select|compact|drain|megakernel) |per-kernel events" "$O/bench.txt"
 }
@@ -28,7 +32,7 @@ run_bench_defaults() {
 # into $O/memcheck-SCENE.log; its error summary printed.
 memcheck_render() {
   local sc=$1; shift
-  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 $B/wavepath render scenes/$sc.json --backend gpu \
+  timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$WP" render scenes/$sc.json --backend gpu \
     --mode both --width 128 --height 96 "$@" -o /tmp/san.exr > "$O/memcheck-$sc.log" 2>&1
   echo "memcheck $sc rc=$?"; grep -E "ERROR SUMMARY" "$O/memcheck-$sc.log"
 }
@@ -48,7 +52,7 @@ run_bench_variant() {
 run_bench_env() {
   local v=$1; shift
   echo "== bench, $*"
-  env "$@" timeout 200 $B/wavepath bench --backend gpu --repeat 5 --json "$O/bench-$v.json" > "$O/bench-$v.txt" 2>&1
+  env "$@" timeout 200 "$WP" bench --backend gpu --repeat 5 --json "$O/bench-$v.json" > "$O/bench-$v.txt" 2>&1
   bench_report $? "$v"
 }
 # The GPU tests with environment variables into $O/gpu_tests-NAME.log: run_gpu_tests_env NAME VAR=VALUE...

@@ -8,15 +8,14 @@
 # WarpStateStats and MemoryWorkloadAnalysis; writes OUTDIR/<scene>-<stage>.ncu-rep and the same report as CSV
 # (OUTDIR/<scene>-<stage>.csv), and prints the headline metrics.
 # Build with -DWAVEPATH_PROFILE=ON for source-level (-lineinfo) views in the Nsight Compute GUI.
-# Environment: WP (the wavepath binary; default build/wavepath, else .devcarry/wavepath), NCU (default ncu).
+# Environment: WP (the wavepath binary; default as in common.sh: build/ with a CUDA build, else .devcarry/), NCU.
 set -euo pipefail
 if [ $# -lt 2 ]; then sed -n '2,11p' "$0"; exit 2; fi
-. "$(dirname "$0")/stages.sh"
-scene=$1 stage=$2 launches=${3:-3} outdir=${4:-${OUT:-/tmp}/ncu}
+scene=$(realpath "$1") stage=$2 launches=${3:-3} outdir=$(realpath -m "${4:-${OUT:-/tmp}/ncu}")
 shift $(( $# < 4 ? $# : 4 ))
 [ "${1:-}" = "--" ] && shift
-WP=${WP:-build/wavepath}
-[ -x "$WP" ] || WP=.devcarry/wavepath
+[ -n "${WP:-}" ] && WP=$(realpath "$WP")
+. "$(dirname "$0")/common.sh"
 NCU=${NCU:-ncu}
 skip=1
 case "$stage" in drain | megakernel) skip=0 ;; esac  # one launch per render (the megakernel: per batch)

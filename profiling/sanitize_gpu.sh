@@ -2,11 +2,11 @@
 # compute-sanitizer over every kernel (both schedules, the CUB calls, the ray-cast pass) for the benchmark
 # scenes at low resolution: memcheck (out-of-bounds and misaligned accesses, leaks), racecheck (shared-memory
 # hazards: CUB's sort and select), synccheck and initcheck (reads of uninitialised device memory).
-#   profiling/sanitize_gpu.sh [path/to/wavepath] [log dir]
+#   profiling/sanitize_gpu.sh [path/to/wavepath] [log dir]     (the binary by default: WP of common.sh)
 # Prints one line per tool and scene with its error summary; exit code 1 if any tool reports an error.
 set -u
-cd "$(dirname "$0")/.."
-WP=${1:-build/wavepath}
+[ $# -ge 1 ] && WP=$(realpath "$1")
+. "$(dirname "$0")/common.sh"
 LOG=${2:-${OUT:-/tmp}/sanitize}
 mkdir -p "$LOG"
 fail=0

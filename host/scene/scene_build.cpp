@@ -218,7 +218,7 @@ SceneData SceneBuilder::build() {
         std::vector<AABB> leaf_boxes(slots);
         for (size_t j = 0; j < slots; ++j)
             leaf_boxes[j] = bvh.ref_boxes.empty() ? boxes[bvh.order[j]] : bvh.ref_boxes[j];
-        BVH8BuildOptions o8;  // experiment knobs (profiling/bvh_width.sh): WP_BVH8_COLLAPSE=greedy, WP_BVH8_PRIM_COST
+        BVH8BuildOptions o8;  // experiment knobs (LOG.md entries 9, 14): WP_BVH8_COLLAPSE=greedy, WP_BVH8_PRIM_COST
         if (const char* e = std::getenv("WP_BVH8_COLLAPSE")) o8.sah_collapse = std::string(e) != "greedy";
         if (const char* e = std::getenv("WP_BVH8_PRIM_COST")) o8.prim_cost = std::max(0.01f, float(std::atof(e)));
         BVH8Build b8 = build_bvh8(bvh.nodes, leaf_boxes, o8);
