@@ -2,6 +2,7 @@
 // Lambert, conductor (mirror / GGX with height-correlated Smith and visible-normal sampling),
 // dielectric (smooth / Walter et al. rough GGX BTDF) and glTF metallic-roughness.
 #pragma once
+#include "features.h"
 #include "scene_view.h"
 
 namespace wp {
@@ -169,6 +170,7 @@ WP_HD vec3 conductor_F(const MatParams& m, float cos_t) {
 WP_HD float principled_spec_prob(const MatParams& m) { return 0.5f + 0.5f * m.metallic; }
 
 // ---- evaluation ----
+template <uint32_t Feat = kFeaturesAll>
 WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
     pdf = 0.0f;
     switch (m.type) {
@@ -177,60 +179,68 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
             pdf = wi.z * kInvPi;
             return m.color * kInvPi;
         }
-        case MatType::Conductor: {
-            if (m.alpha < 1e-3f || wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
-            vec3 wm = wo + wi;
-            if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
-            wm = glm::normalize(wm);
-            float dwo = glm::dot(wo, wm);
-            pdf = ggx_pdf_vndf(wo, wm, m.alpha) / (4.0f * fabsf(dwo));
-            return conductor_F(m, fabsf(dwo)) * (ggx_D(wm, m.alpha) * ggx_G2(wo, wi, m.alpha) / (4.0f * wo.z * wi.z));
-        }
-        case MatType::Dielectric: {
-            if (m.alpha < 1e-3f || wo.z == 0.0f || wi.z == 0.0f) return vec3(0.0f);
-            float cos_o = wo.z, cos_i = wi.z;
-            bool reflect = cos_o * cos_i > 0.0f;
-            float etap = 1.0f;
-            if (!reflect) etap = cos_o > 0.0f ? m.ior : 1.0f / m.ior;
-            vec3 wm = wi * etap + wo;
-            if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
-            wm = glm::normalize(wm);
-            if (wm.z < 0.0f) wm = -wm;
-            float dwi = glm::dot(wm, wi), dwo = glm::dot(wm, wo);
-            if (dwi * cos_i < 0.0f || dwo * cos_o < 0.0f) return vec3(0.0f);  // backfacing microfacet
-            float F = fresnel_dielectric(dwo, m.ior);
-            vec3 wo_up = cos_o > 0.0f ? wo : -wo;
-            float D = ggx_D(wm, m.alpha), G = ggx_G2(wo, wi, m.alpha);
-            if (reflect) {
-                pdf = ggx_pdf_vndf(wo_up, wm, m.alpha) / (4.0f * fabsf(dwo)) * F;
-                return vec3(D * G * F / fabsf(4.0f * cos_i * cos_o));
+        case MatType::Conductor:
+            if constexpr (has_feature<Feat>(kFeatConductor)) {
+                if (m.alpha < 1e-3f || wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
+                vec3 wm = wo + wi;
+                if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
+                wm = glm::normalize(wm);
+                float dwo = glm::dot(wo, wm);
+                pdf = ggx_pdf_vndf(wo, wm, m.alpha) / (4.0f * fabsf(dwo));
+                return conductor_F(m, fabsf(dwo)) *
+                       (ggx_D(wm, m.alpha) * ggx_G2(wo, wi, m.alpha) / (4.0f * wo.z * wi.z));
             }
-            float denom = sqr(dwi + dwo / etap) * cos_i * cos_o;
-            float dwm_dwi = fabsf(dwi) / sqr(dwi + dwo / etap);
-            pdf = ggx_pdf_vndf(wo_up, wm, m.alpha) * dwm_dwi * (1.0f - F);
-            float ft = D * (1.0f - F) * G * fabsf(dwi * dwo / denom) / (etap * etap);
-            return m.color * ft;
-        }
-        case MatType::Principled: {
-            if (wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
-            vec3 wm = glm::normalize(wo + wi);
-            float vdoth = glm::max(0.0f, glm::dot(wo, wm));
-            float a = m.alpha;
-            float spec = ggx_D(wm, a) * ggx_G2(wo, wi, a) / (4.0f * wo.z * wi.z);
-            // glTF 2.0 appendix B: mix(fresnel_mix(dielectric), conductor_fresnel(metal), metallic)
-            float fd = 0.04f + 0.96f * schlick(vec3(0.0f), vdoth).x;  // Schlick with F0 = 0.04
-            vec3 diffuse = m.color * kInvPi;
-            vec3 dielectric = (1.0f - fd) * diffuse + vec3(fd * spec);
-            vec3 metal = schlick(m.color, vdoth) * spec;
-            float ps = principled_spec_prob(m);
-            pdf = ps * ggx_pdf_vndf(wo, wm, a) / (4.0f * vdoth + 1e-12f) + (1.0f - ps) * wi.z * kInvPi;
-            return (1.0f - m.metallic) * dielectric + m.metallic * metal;
-        }
+            break;
+        case MatType::Dielectric:
+            if constexpr (has_feature<Feat>(kFeatDielectric)) {
+                if (m.alpha < 1e-3f || wo.z == 0.0f || wi.z == 0.0f) return vec3(0.0f);
+                float cos_o = wo.z, cos_i = wi.z;
+                bool reflect = cos_o * cos_i > 0.0f;
+                float etap = 1.0f;
+                if (!reflect) etap = cos_o > 0.0f ? m.ior : 1.0f / m.ior;
+                vec3 wm = wi * etap + wo;
+                if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
+                wm = glm::normalize(wm);
+                if (wm.z < 0.0f) wm = -wm;
+                float dwi = glm::dot(wm, wi), dwo = glm::dot(wm, wo);
+                if (dwi * cos_i < 0.0f || dwo * cos_o < 0.0f) return vec3(0.0f);  // backfacing microfacet
+                float F = fresnel_dielectric(dwo, m.ior);
+                vec3 wo_up = cos_o > 0.0f ? wo : -wo;
+                float D = ggx_D(wm, m.alpha), G = ggx_G2(wo, wi, m.alpha);
+                if (reflect) {
+                    pdf = ggx_pdf_vndf(wo_up, wm, m.alpha) / (4.0f * fabsf(dwo)) * F;
+                    return vec3(D * G * F / fabsf(4.0f * cos_i * cos_o));
+                }
+                float denom = sqr(dwi + dwo / etap) * cos_i * cos_o;
+                float dwm_dwi = fabsf(dwi) / sqr(dwi + dwo / etap);
+                pdf = ggx_pdf_vndf(wo_up, wm, m.alpha) * dwm_dwi * (1.0f - F);
+                float ft = D * (1.0f - F) * G * fabsf(dwi * dwo / denom) / (etap * etap);
+                return m.color * ft;
+            }
+            break;
+        case MatType::Principled:
+            if constexpr (has_feature<Feat>(kFeatPrincipled)) {
+                if (wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
+                vec3 wm = glm::normalize(wo + wi);
+                float vdoth = glm::max(0.0f, glm::dot(wo, wm));
+                float a = m.alpha;
+                float spec = ggx_D(wm, a) * ggx_G2(wo, wi, a) / (4.0f * wo.z * wi.z);
+                // glTF 2.0 appendix B: mix(fresnel_mix(dielectric), conductor_fresnel(metal), metallic)
+                float fd = 0.04f + 0.96f * schlick(vec3(0.0f), vdoth).x;  // Schlick with F0 = 0.04
+                vec3 diffuse = m.color * kInvPi;
+                vec3 dielectric = (1.0f - fd) * diffuse + vec3(fd * spec);
+                vec3 metal = schlick(m.color, vdoth) * spec;
+                float ps = principled_spec_prob(m);
+                pdf = ps * ggx_pdf_vndf(wo, wm, a) / (4.0f * vdoth + 1e-12f) + (1.0f - ps) * wi.z * kInvPi;
+                return (1.0f - m.metallic) * dielectric + m.metallic * metal;
+            }
+            break;
     }
     return vec3(0.0f);
 }
 
 // ---- sampling ----
+template <uint32_t Feat = kFeaturesAll>
 WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSample& s) {
     s.delta = false;
     switch (m.type) {
@@ -241,67 +251,73 @@ WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSam
             s.f = m.color * kInvPi;
             return s.pdf > 0.0f;
         }
-        case MatType::Conductor: {
-            if (wo.z <= 0.0f) return false;
-            if (m.alpha < 1e-3f) {
-                s.wi = vec3(-wo.x, -wo.y, wo.z);
-                s.pdf = 1.0f;
-                s.f = conductor_F(m, wo.z) / wo.z;
-                s.delta = true;
-                return true;
-            }
-            vec3 wm = ggx_sample_vndf(wo, m.alpha, u);
-            s.wi = reflect_local(wo, wm);
-            if (s.wi.z <= 0.0f) return false;
-            s.f = bsdf_eval(m, wo, s.wi, s.pdf);
-            return s.pdf > 0.0f;
-        }
-        case MatType::Dielectric: {
-            if (wo.z == 0.0f) return false;
-            if (m.alpha < 1e-3f) {
-                float F = fresnel_dielectric(wo.z, m.ior);
-                vec3 n(0.0f, 0.0f, wo.z > 0.0f ? 1.0f : -1.0f);
-                s.delta = true;
-                if (ulobe < F) {
+        case MatType::Conductor:
+            if constexpr (has_feature<Feat>(kFeatConductor)) {
+                if (wo.z <= 0.0f) return false;
+                if (m.alpha < 1e-3f) {
                     s.wi = vec3(-wo.x, -wo.y, wo.z);
-                    s.pdf = F;
-                    s.f = vec3(F / fabsf(s.wi.z));
+                    s.pdf = 1.0f;
+                    s.f = conductor_F(m, wo.z) / wo.z;
+                    s.delta = true;
                     return true;
                 }
-                float etap = wo.z > 0.0f ? m.ior : 1.0f / m.ior;
-                if (!refract_local(wo, n, etap, s.wi)) return false;
-                s.pdf = 1.0f - F;
-                s.f = m.color * ((1.0f - F) / fabsf(s.wi.z) / (etap * etap));
-                return true;
-            }
-            vec3 wo_up = wo.z > 0.0f ? wo : -wo;
-            vec3 wm = ggx_sample_vndf(wo_up, m.alpha, u);
-            float dwo = glm::dot(wo, wm);
-            float F = fresnel_dielectric(dwo, m.ior);
-            if (ulobe < F) {
-                s.wi = reflect_local(wo, wm);
-                if (s.wi.z * wo.z <= 0.0f) return false;
-            } else {
-                vec3 nm = dwo > 0.0f ? wm : -wm;
-                float etap = dwo > 0.0f ? m.ior : 1.0f / m.ior;
-                if (!refract_local(wo, nm, etap, s.wi)) return false;
-                if (s.wi.z * wo.z >= 0.0f) return false;
-            }
-            s.f = bsdf_eval(m, wo, s.wi, s.pdf);
-            return s.pdf > 0.0f;
-        }
-        case MatType::Principled: {
-            if (wo.z <= 0.0f) return false;
-            if (ulobe < principled_spec_prob(m)) {
                 vec3 wm = ggx_sample_vndf(wo, m.alpha, u);
                 s.wi = reflect_local(wo, wm);
-            } else {
-                s.wi = sample_cosine_hemisphere(u);
+                if (s.wi.z <= 0.0f) return false;
+                s.f = bsdf_eval<Feat>(m, wo, s.wi, s.pdf);
+                return s.pdf > 0.0f;
             }
-            if (s.wi.z <= 0.0f) return false;
-            s.f = bsdf_eval(m, wo, s.wi, s.pdf);
-            return s.pdf > 0.0f;
-        }
+            break;
+        case MatType::Dielectric:
+            if constexpr (has_feature<Feat>(kFeatDielectric)) {
+                if (wo.z == 0.0f) return false;
+                if (m.alpha < 1e-3f) {
+                    float F = fresnel_dielectric(wo.z, m.ior);
+                    vec3 n(0.0f, 0.0f, wo.z > 0.0f ? 1.0f : -1.0f);
+                    s.delta = true;
+                    if (ulobe < F) {
+                        s.wi = vec3(-wo.x, -wo.y, wo.z);
+                        s.pdf = F;
+                        s.f = vec3(F / fabsf(s.wi.z));
+                        return true;
+                    }
+                    float etap = wo.z > 0.0f ? m.ior : 1.0f / m.ior;
+                    if (!refract_local(wo, n, etap, s.wi)) return false;
+                    s.pdf = 1.0f - F;
+                    s.f = m.color * ((1.0f - F) / fabsf(s.wi.z) / (etap * etap));
+                    return true;
+                }
+                vec3 wo_up = wo.z > 0.0f ? wo : -wo;
+                vec3 wm = ggx_sample_vndf(wo_up, m.alpha, u);
+                float dwo = glm::dot(wo, wm);
+                float F = fresnel_dielectric(dwo, m.ior);
+                if (ulobe < F) {
+                    s.wi = reflect_local(wo, wm);
+                    if (s.wi.z * wo.z <= 0.0f) return false;
+                } else {
+                    vec3 nm = dwo > 0.0f ? wm : -wm;
+                    float etap = dwo > 0.0f ? m.ior : 1.0f / m.ior;
+                    if (!refract_local(wo, nm, etap, s.wi)) return false;
+                    if (s.wi.z * wo.z >= 0.0f) return false;
+                }
+                s.f = bsdf_eval<Feat>(m, wo, s.wi, s.pdf);
+                return s.pdf > 0.0f;
+            }
+            break;
+        case MatType::Principled:
+            if constexpr (has_feature<Feat>(kFeatPrincipled)) {
+                if (wo.z <= 0.0f) return false;
+                if (ulobe < principled_spec_prob(m)) {
+                    vec3 wm = ggx_sample_vndf(wo, m.alpha, u);
+                    s.wi = reflect_local(wo, wm);
+                } else {
+                    s.wi = sample_cosine_hemisphere(u);
+                }
+                if (s.wi.z <= 0.0f) return false;
+                s.f = bsdf_eval<Feat>(m, wo, s.wi, s.pdf);
+                return s.pdf > 0.0f;
+            }
+            break;
     }
     return false;
 }

@@ -58,7 +58,7 @@ WP_HD void node_children(const BVHNode* nodes, uint32_t idx, const RayBoxPre& q,
 }
 
 // Closest hit in (tmin, tmax). any_hit: stop at the first hit (occlusion).
-template <bool kAnyHit>
+template <bool kAnyHit, uint32_t F = kFeaturesAll>
 WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
     Hit hit{tmax, kInvalid, 0.0f, 0.0f};
     if (!s.nodes) return hit;
@@ -78,12 +78,12 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
         // Leaves are intersected at once; only inner children are descended.
         if (t0 < kInf && d.z > 0) {
             for (uint32_t i = d.x; i < d.x + d.z; ++i)
-                if (intersect_prim(s.prims, i, r, tmin, hit) && kAnyHit) return hit;
+                if (intersect_prim<F>(s.prims, i, r, tmin, hit) && kAnyHit) return hit;
             t0 = kInf;
         }
         if (t1 < kInf && d.w > 0) {
             for (uint32_t i = d.y; i < d.y + d.w; ++i)
-                if (intersect_prim(s.prims, i, r, tmin, hit) && kAnyHit) return hit;
+                if (intersect_prim<F>(s.prims, i, r, tmin, hit) && kAnyHit) return hit;
             t1 = kInf;
         }
         // Children may have been culled by a closer hit found in the sibling leaf.
@@ -130,7 +130,7 @@ constexpr uint32_t kBVH2Done = 0xffffffffu;  // idx of the sentinel under the st
 // kernels/persistent.h): inner nodes until the ray holds a leaf and, on the GPU, every active lane of its warp
 // does too, then the leaf loop. The state (stack, sp, node, leaf) carries over to the next round; the traversal is
 // over when node is the sentinel after a round. Returns true when an any-hit query found its hit.
-template <bool kAnyHit, bool kHostSpeculative = false>
+template <bool kAnyHit, bool kHostSpeculative = false, uint32_t F = kFeaturesAll>
 WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float tmin, Hit& hit, BVH2Ref* stack, int& sp,
                     BVH2Ref& node, BVH2Ref& leaf) {
     const float tc = cull_t(hit.t);  // hit.t does not change in the inner loop
@@ -172,14 +172,14 @@ WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float 
     // Leaf loop: the postponed leaf, then `node` too while it is a leaf (the next one coming off the stack).
     while (leaf.count > 0) {
         for (uint32_t i = leaf.idx; i < leaf.idx + leaf.count; ++i)
-            if (intersect_prim(s.prims, i, r, tmin, hit) && kAnyHit) return true;
+            if (intersect_prim<F>(s.prims, i, r, tmin, hit) && kAnyHit) return true;
         leaf = node;  // an inner node or the sentinel (count 0) ends the leaf loop and stays in `node`
         if (node.count > 0) node = stack[sp--];
     }
     return false;
 }
 
-template <bool kAnyHit, bool kHostSpeculative = false>
+template <bool kAnyHit, bool kHostSpeculative = false, uint32_t F = kFeaturesAll>
 WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) {
     Hit hit{tmax, kInvalid, 0.0f, 0.0f};
     if (!s.nodes) return hit;
@@ -192,7 +192,7 @@ WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) 
     BVH2Ref node{0u, 0u};  // next reference to visit: the root
     BVH2Ref leaf{0u, 0u};  // the postponed leaf; count == 0: none
     while (node.idx != kBVH2Done)
-        if (ww_round<kAnyHit, kHostSpeculative>(s, r, q, tmin, hit, stack, sp, node, leaf)) return hit;
+        if (ww_round<kAnyHit, kHostSpeculative, F>(s, r, q, tmin, hit, stack, sp, node, leaf)) return hit;
     return hit;
 }
 

@@ -80,7 +80,7 @@ WP_HD uint32_t bvh8_hit4(uint32_t meta4, uint32_t octinv4, uint32_t lox, uint32_
 
 // Closest hit in (tmin, tmax) over a wide BVH (prims in the order build_bvh8 returned). kAnyHit: stop at the
 // first hit (occlusion).
-template <bool kAnyHit>
+template <bool kAnyHit, uint32_t F = kFeaturesAll>
 WP_HD Hit traverse8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& r, float tmin, float tmax) {
     Hit hit{tmax, kInvalid, 0.0f, 0.0f};
     if (!nodes) return hit;
@@ -130,7 +130,7 @@ WP_HD Hit traverse8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& r
         while (tris.y != 0) {
             const uint32_t i = wp_msb(tris.y);
             tris.y &= ~(1u << i);
-            if (intersect_prim(prims, tris.x + i, r, tmin, hit) && kAnyHit) return hit;
+            if (intersect_prim<F>(prims, tris.x + i, r, tmin, hit) && kAnyHit) return hit;
         }
         if ((group.y & 0xff000000u) == 0) {
             if (sp == 0) break;
@@ -156,37 +156,40 @@ WP_HD bool occluded8(const BVH8Node* nodes, const PrimArrays& prims, const Ray& 
 // wavefront's shadow kernel takes traverse() (11% faster on Cornell, 7% on the dragon, 2% on Sponza, 3% slower on
 // the helmet); the megakernel and the drain (finish_path) keep one traversal, traverse_ww, for both (with the two
 // inlined the megakernel was 3% slower on Sponza and the dragon): profiling/LOG.md entry 25. Same hits either way.
-template <bool kAnyHit, bool kAnyHitWW = false>
+template <bool kAnyHit, bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
 WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
     if constexpr (!kAnyHit || kAnyHitWW)
-        return traverse_ww<kAnyHit>(s, r, tmin, tmax);
+        return traverse_ww<kAnyHit, false, F>(s, r, tmin, tmax);
     else
-        return traverse<true>(s, r, tmin, tmax);
+        return traverse<true, F>(s, r, tmin, tmax);
 }
 
 // The scene's tree. W = 0: whichever width it was built with (SceneView: nodes8 set means the wide tree), tested at
 // run time, so both traversals are compiled in; W = 2 or 8: that tree only (the GPU kernels are instantiated for
 // each width and the launcher picks one, which keeps the other traversal's registers and stack out of them).
-template <int W = 0>
+// F: the shapes compiled in (kernels/features.h).
+template <int W = 0, uint32_t F = kFeaturesAll>
 WP_HD Hit intersect_closest(const SceneView& s, const Ray& r, float tmin = 0.0f, float tmax = kInf) {
     static_assert(W == 0 || W == 2 || W == 8, "tree width");
     if constexpr (W == 8)
-        return traverse8<false>(s.nodes8, s.prims, r, tmin, tmax);
+        return traverse8<false, F>(s.nodes8, s.prims, r, tmin, tmax);
     else if constexpr (W == 2)
-        return traverse2<false>(s, r, tmin, tmax);
+        return traverse2<false, false, F>(s, r, tmin, tmax);
     else
-        return s.nodes8 ? traverse8<false>(s.nodes8, s.prims, r, tmin, tmax) : traverse2<false>(s, r, tmin, tmax);
+        return s.nodes8 ? traverse8<false, F>(s.nodes8, s.prims, r, tmin, tmax)
+                        : traverse2<false, false, F>(s, r, tmin, tmax);
 }
-template <int W = 0, bool kAnyHitWW = false>
+template <int W = 0, bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
 WP_HD bool occluded(const SceneView& s, const Ray& r, float tmax) {
     static_assert(W == 0 || W == 2 || W == 8, "tree width");
     Hit h;
     if constexpr (W == 8)
-        h = traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax);
+        h = traverse8<true, F>(s.nodes8, s.prims, r, 0.0f, tmax);
     else if constexpr (W == 2)
-        h = traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
+        h = traverse2<true, kAnyHitWW, F>(s, r, 0.0f, tmax);
     else
-        h = s.nodes8 ? traverse8<true>(s.nodes8, s.prims, r, 0.0f, tmax) : traverse2<true, kAnyHitWW>(s, r, 0.0f, tmax);
+        h = s.nodes8 ? traverse8<true, F>(s.nodes8, s.prims, r, 0.0f, tmax)
+                     : traverse2<true, kAnyHitWW, F>(s, r, 0.0f, tmax);
     return h.prim != kInvalid;
 }
 

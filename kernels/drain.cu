@@ -8,11 +8,11 @@
 
 namespace wp {
 
-// W: the tree width compiled in (2 or 8); the launcher picks the scene's. Same register budget as the megakernel,
-// whose loop it runs.
-template <int W>
-__global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n,
-                                           unsigned long long* rays) {
+// W: the tree width compiled in (2 or 8), F the feature set (kernels/features.h); the launcher picks the scene's.
+// Same register budget as the megakernel, whose loop it runs.
+template <int W, uint32_t F>
+__global__ void WP_MEGAKERNEL_BOUNDS(F)
+    drain(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n, unsigned long long* rays) {
     uint32_t ext = 0, shadow = 0;
     // the segments in the depth histograms, as shade and shadow would count them (stage::drain on the CPU); per block
     // in shared memory, added to the global ones at the end (as in shade)
@@ -23,7 +23,7 @@ __global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmVie
         if (q.paths_at_depth) histogram_add(hist, depth_bin(depth));
         if (has_shadow && q.shadow_at_depth) histogram_add(hist + kStatDepths, depth_bin(depth));
     };
-    run_paths_persistent<W>(
+    run_paths_persistent<W, F>(
         s, rp, film, n, FetchCounters{q.counters + kFetch, q.counters + kFetchDone},
         [&](uint32_t i) { return q.paths.load(i); }, stats, ext, shadow);
     // one atomic per warp and counter
@@ -38,16 +38,23 @@ __global__ void WP_MEGAKERNEL_BOUNDS drain(SceneView s, RenderParams rp, FilmVie
         if (hist[b]) atomicAdd(b < kStatDepths ? &q.paths_at_depth[b] : &q.shadow_at_depth[b - kStatDepths], hist[b]);
 }
 
+namespace {
+using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t, unsigned long long*);
+DrainFn drain_fn(int width, uint32_t set) {
+    if (width == 8) return drain<8, kFeaturesAll>;
+    return set == kFeaturesSpheres ? drain<2, kFeaturesSpheres> : drain<2, kFeaturesAll>;
+}
+}  // namespace
+
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
-    static const unsigned resident2 = resident_blocks(reinterpret_cast<const void*>(drain<2>));
-    static const unsigned resident8 = resident_blocks(reinterpret_cast<const void*>(drain<8>));
-    unsigned blocks = std::min(blocks_for(n), s.nodes8 ? resident8 : resident2);
-    L.launch("drain", dim3(blocks), dim3(kStageBlock), s.nodes8 ? drain<8> : drain<2>, s, rp, film, q, n, rays);
+    const DrainFn fn = drain_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)));
+    const unsigned blocks = std::min(blocks_for(n), resident_blocks_cached(fn));
+    L.launch("drain", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, q, n, rays);
 }
 
-KernelAttr attr_drain(int width) {
-    return kernel_attr("drain", reinterpret_cast<const void*>(width == 8 ? drain<8> : drain<2>), kStageBlock);
+KernelAttr attr_drain(int width, uint32_t set) {
+    return kernel_attr("drain", reinterpret_cast<const void*>(drain_fn(width, set)), kStageBlock);
 }
 
 }  // namespace wp

@@ -32,10 +32,13 @@ WP_HD vec3 env_radiance(const EnvView& e, vec3 d) {
     return xyz(load4(&e.texels[env_texel(e, env_dir_to_uv(e, d))]));
 }
 
+// The pdf of env_pdf without a map (uniform directions).
+WP_HD float env_pdf_constant(const EnvView& e) { return env_present(e) ? e.select_prob * (0.25f * kInvPi) : 0.0f; }
+
 // Solid-angle pdf of light sampling choosing direction d (selection probability included).
 WP_HD float env_pdf(const EnvView& e, vec3 d) {
     if (!env_present(e)) return 0.0f;
-    if (!e.texels) return e.select_prob * (0.25f * kInvPi);
+    if (!e.texels) return env_pdf_constant(e);
     vec2 uv = env_dir_to_uv(e, d);
     uint32_t i = glm::min(uint32_t(uv.x * float(e.width)), e.width - 1);
     uint32_t j = glm::min(uint32_t(uv.y * float(e.height)), e.height - 1);

@@ -7,11 +7,12 @@ namespace wp {
 
 // W: the tree width compiled in (2 or 8); the launcher picks the scene's. kPersistent (binary tree only): as many
 // warps as fit on the GPU take the paths from q.counters[kFetch] and refill their idle lanes once q.refill of them
-// are idle (the while-while traversal, kernels/persistent.h); otherwise one thread per ray.
-template <int W, bool kPersistent>
+// are idle (the while-while traversal, kernels/persistent.h); otherwise one thread per ray. F: the feature set
+// (kernels/features.h; extend uses its shapes).
+template <int W, bool kPersistent, uint32_t F>
 __global__ void WP_TRAVERSAL_BOUNDS extend(SceneView s, WavefrontQueues q, uint32_t n) {
     if constexpr (kPersistent) {
-        traverse_ww_persistent(
+        traverse_ww_persistent<F>(
             s, n, FetchCounters{q.counters + kFetch, q.counters + kFetchDone}, q.refill,
             [&](uint32_t i, Ray& r, float& tmin, float& tmax) {
                 r = stage::extend_ray(q, i);
@@ -21,7 +22,7 @@ __global__ void WP_TRAVERSAL_BOUNDS extend(SceneView s, WavefrontQueues q, uint3
             [&](uint32_t i, const Hit& h) { stage::extend_done(s, q, i, h); });
     } else {
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < n) stage::extend<W>(s, q, i);
+        if (i < n) stage::extend<W, F>(s, q, i);
     }
 }
 
@@ -35,22 +36,24 @@ unsigned resident_blocks(const void* fn) {
 
 namespace {
 using ExtendKernel = void (*)(SceneView, WavefrontQueues, uint32_t);
-ExtendKernel extend_kernel(bool wide, uint32_t refill) {
-    return wide ? extend<8, false> : refill > 0 ? extend<2, true> : extend<2, false>;
+// The instance: the wide tree one thread per ray; the binary tree persistent when warps refill, for each set of
+// kFeatureSets.
+ExtendKernel extend_kernel(bool wide, uint32_t refill, uint32_t set) {
+    if (wide) return extend<8, false, kFeaturesAll>;
+    if (refill == 0) return extend<2, false, kFeaturesAll>;
+    return set == kFeaturesSpheres ? extend<2, true, kFeaturesSpheres> : extend<2, true, kFeaturesAll>;
 }
 }  // namespace
 
 void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n) {
-    const ExtendKernel k = extend_kernel(s.nodes8 != nullptr, q.refill);
+    const ExtendKernel k =
+        extend_kernel(s.nodes8 != nullptr, q.refill, compiled_feature_set(s.nodes8 ? 8 : 2, s.features));
     unsigned blocks = blocks_for(n);
-    if (k == extend<2, true>) {
-        static const unsigned resident = resident_blocks(reinterpret_cast<const void*>(extend<2, true>));
-        blocks = std::min(blocks, resident);
-    }
+    if (s.nodes8 == nullptr && q.refill > 0) blocks = std::min(blocks, resident_blocks_cached(k));
     L.launch("extend", dim3(blocks), dim3(kStageBlock), k, s, q, n);
 }
-KernelAttr attr_extend(int width, uint32_t refill) {
-    return kernel_attr("extend", reinterpret_cast<const void*>(extend_kernel(width == 8, refill)), kStageBlock);
+KernelAttr attr_extend(int width, uint32_t refill, uint32_t set) {
+    return kernel_attr("extend", reinterpret_cast<const void*>(extend_kernel(width == 8, refill, set)), kStageBlock);
 }
 
 }  // namespace wp

@@ -1,5 +1,6 @@
 // Ray-primitive intersection and surface reconstruction.
 #pragma once
+#include "features.h"
 #include "scene_view.h"
 
 namespace wp {
@@ -105,21 +106,39 @@ WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, floa
 // the traversal visits the leaves in (the while-while traversal's order depends on the other rays of its warp, and
 // the persistent kernels' warps are made up at run time; kernels/persistent.h). Before any hit, hit.t is the
 // query's tmax, which stays exclusive.
+// F (kernels/features.h): the shapes compiled in. The general kernels (all features) keep the code as it was written
+// before the feature sets, instruction for instruction: the FMA contraction of the float arithmetic depends on the
+// code around it, and this keeps their images bit for bit (a set with spheres only loads and tests a sphere's two
+// records, and agrees with them to rounding).
+template <uint32_t F = kFeaturesAll>
 WP_HD bool intersect_prim(const PrimArrays& P, uint32_t i, const Ray& r, float tmin, Hit& hit) {
+    constexpr bool kSpheres = has_feature<F>(kFeatSpheres), kFlat = has_feature<F>(kFeatTriangles);
     // All three records are loaded before the type is known (a sphere does not use g2): a load issued after the
     // branch on g0.w would wait for g0 first, two memory round trips per triangle instead of one.
     F4 g0 = load4(&P.geom[3 * i + 0]);
     F4 g1 = load4(&P.geom[3 * i + 1]);
-    F4 g2 = load4(&P.geom[3 * i + 2]);
-    uint32_t type = float_bits(g0.w);
     float t, u = 0.0f, v = 0.0f;
     bool ok;
     // the routines' tmax is exclusive: the next float above hit.t admits a tie with the current hit (hit.t > 0)
-    const float tmax = hit.prim == kInvalid ? hit.t : bits_float(float_bits(hit.t) + 1u);
-    if (type == uint32_t(ShapeType::Sphere)) {
+    if constexpr (kSpheres && kFlat) {
+        F4 g2 = load4(&P.geom[3 * i + 2]);
+        uint32_t type = float_bits(g0.w);
+        const float tmax = hit.prim == kInvalid ? hit.t : bits_float(float_bits(hit.t) + 1u);
+        if (type == uint32_t(ShapeType::Sphere)) {
+            ok = intersect_sphere(r, xyz(g0), g1.x, tmin, tmax, t);
+        } else {
+            if (type == uint32_t(ShapeType::Triangle))
+                ok = intersect_triangle(r, xyz(g0), xyz(g1), xyz(g2), tmin, tmax, t, u, v);
+            else
+                ok = intersect_quad(r, xyz(g0), xyz(g1), xyz(g2), tmin, tmax, t, u, v);
+        }
+    } else if constexpr (kSpheres) {
+        const float tmax = hit.prim == kInvalid ? hit.t : bits_float(float_bits(hit.t) + 1u);
         ok = intersect_sphere(r, xyz(g0), g1.x, tmin, tmax, t);
     } else {
-        if (type == uint32_t(ShapeType::Triangle))
+        F4 g2 = load4(&P.geom[3 * i + 2]);
+        const float tmax = hit.prim == kInvalid ? hit.t : bits_float(float_bits(hit.t) + 1u);
+        if (float_bits(g0.w) == uint32_t(ShapeType::Triangle))
             ok = intersect_triangle(r, xyz(g0), xyz(g1), xyz(g2), tmin, tmax, t, u, v);
         else
             ok = intersect_quad(r, xyz(g0), xyz(g1), xyz(g2), tmin, tmax, t, u, v);
@@ -153,13 +172,16 @@ WP_HD vec2 texture_uv(const SurfacePoint& sp) {
 
 // info: the primitive's info record (P.info[h.prim]), which the caller loads with the geometry so that the loads
 // the shading needs go out together rather than one after another.
+template <uint32_t F = kFeaturesAll>
 WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r, const U4& info) {
+    constexpr bool kSpheres = has_feature<F>(kFeatSpheres), kFlat = has_feature<F>(kFeatTriangles);
     SurfacePoint sp;
-    // all three records at once (a sphere does not use g2), as in intersect_prim
+    // all three records at once (a sphere does not use g2), as in intersect_prim; the general kernels' code as it
+    // was written before the feature sets (see intersect_prim)
     F4 g0 = load4(&P.geom[3 * h.prim + 0]);
     F4 g1 = load4(&P.geom[3 * h.prim + 1]);
-    F4 g2 = load4(&P.geom[3 * h.prim + 2]);
-    uint32_t type = float_bits(g0.w);
+    F4 g2 = kFlat ? load4(&P.geom[3 * h.prim + 2]) : F4{};
+    uint32_t type = kSpheres && kFlat ? float_bits(g0.w) : uint32_t(kSpheres ? ShapeType::Sphere : ShapeType::Triangle);
     if (type == uint32_t(ShapeType::Sphere)) {
         vec3 c = xyz(g0);
         float radius = g1.x;
@@ -218,8 +240,9 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
     return sp;
 }
 
+template <uint32_t F = kFeaturesAll>
 WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r) {
-    return surface_point(P, h, r, load4(&P.info[h.prim]));
+    return surface_point<F>(P, h, r, load4(&P.info[h.prim]));
 }
 
 }  // namespace wp

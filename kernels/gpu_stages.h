@@ -3,6 +3,9 @@
 // stages, compact_select and sort_materials, are rows and ranges around CUB's own kernels).
 // Plain C++: the drivers in host/render/render_gpu.cpp are compiled by the host compiler.
 #pragma once
+#include <map>
+#include <mutex>
+#include "kernels/features.h"
 #include "kernels/film.h"
 #include "kernels/kernel_attr.h"
 #include "kernels/launch.h"
@@ -25,15 +28,34 @@ constexpr unsigned kStageBlock = 128;
 #else
 #define WP_SHADE_BOUNDS
 #endif
+// The megakernel and the drain (its loop) per feature set F (kernels/features.h): the general kernels
+// WP_MEGAKERNEL_MIN_BLOCKS (default 5: 96 registers, LOG entry 13), the spheres set 8 (64 registers without spills
+// where it would take 80: RTIOW's megakernel 2.5% faster, LOG entry 43).
 #if defined(WP_MEGAKERNEL_MIN_BLOCKS) && WP_MEGAKERNEL_MIN_BLOCKS > 0
-#define WP_MEGAKERNEL_BOUNDS __launch_bounds__(kStageBlock, WP_MEGAKERNEL_MIN_BLOCKS)
+constexpr int kMegakernelMinBlocks = WP_MEGAKERNEL_MIN_BLOCKS;
 #else
-#define WP_MEGAKERNEL_BOUNDS
+constexpr int kMegakernelMinBlocks = 1;
 #endif
+template <uint32_t F>
+constexpr int megakernel_min_blocks() {
+    return F == kFeaturesSpheres ? 8 : kMegakernelMinBlocks;
+}
+#define WP_MEGAKERNEL_BOUNDS(F) __launch_bounds__(kStageBlock, megakernel_min_blocks<F>())
 inline unsigned blocks_for(uint64_t n, unsigned block = kStageBlock) { return unsigned((n + block - 1) / block); }
 // Blocks of kStageBlock threads of kernel fn that fit on the whole GPU at once: the persistent kernels' grid
 // (kernels/persistent.h). Defined in extend.cu.
 unsigned resident_blocks(const void* fn);
+// resident_blocks of a kernel, computed at its first launch and kept (one entry per kernel instance).
+template <class Fn>
+unsigned resident_blocks_cached(Fn fn) {
+    static std::mutex m;
+    static std::map<const void*, unsigned> known;
+    const void* key = reinterpret_cast<const void*>(fn);
+    std::lock_guard<std::mutex> lock(m);
+    auto it = known.find(key);
+    if (it == known.end()) it = known.emplace(key, resident_blocks(key)).first;
+    return it->second;
+}
 
 // megakernel: whole paths of global samples [begin, end) (fewer than 2^32); adds (extension, shadow) ray counts to
 // rays[0..1]. counters: two zeroed words, the persistent threads' work counters (zero again after the launch).
@@ -85,14 +107,15 @@ inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
     return a;
 }
 // One per kernel file. The tracing kernels are compiled once per tree width: width picks the instance (2 or 8);
-// extend's also by refill (persistent or not), as launch_extend picks it.
-KernelAttr attr_megakernel(int width);
+// extend's also by refill (persistent or not), as launch_extend picks it; the kernels compiled per feature set
+// (kernels/features.h) by the set (feature_set_for of the render's features, as their launchers pick it).
+KernelAttr attr_megakernel(int width, uint32_t set);
 KernelAttr attr_generate();
-KernelAttr attr_extend(int width, uint32_t refill);
-KernelAttr attr_shade();
+KernelAttr attr_extend(int width, uint32_t refill, uint32_t set);
+KernelAttr attr_shade(uint32_t set);
 KernelAttr attr_shadow(int width);
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
-KernelAttr attr_drain(int width);
+KernelAttr attr_drain(int width, uint32_t set);
 
 }  // namespace wp

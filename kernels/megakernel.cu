@@ -8,14 +8,14 @@
 
 namespace wp {
 
-// W: the tree width compiled in (2 or 8); the launcher picks the scene's. Samples [begin, end); the extension and
-// shadow rays traced are added to rays[0..1].
-template <int W>
-__global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin,
-                                                uint64_t end, unsigned long long* rays, FetchCounters c) {
+// W: the tree width compiled in (2 or 8), F the feature set (kernels/features.h); the launcher picks the scene's.
+// Samples [begin, end); the extension and shadow rays traced are added to rays[0..1].
+template <int W, uint32_t F>
+__global__ void WP_MEGAKERNEL_BOUNDS(F) megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin,
+                                                   uint64_t end, unsigned long long* rays, FetchCounters c) {
     const uint32_t lane = threadIdx.x & 31u;
     uint32_t ext = 0, shadow = 0;
-    run_paths_persistent<W>(
+    run_paths_persistent<W, F>(
         s, rp, film, uint32_t(end - begin), c, [&](uint32_t i) { return generate_path(s, rp, begin + i); },
         NoSegmentStats{}, ext, shadow);
     // one atomic per warp and counter
@@ -28,19 +28,27 @@ __global__ void WP_MEGAKERNEL_BOUNDS megakernel(SceneView s, RenderParams rp, Fi
     persistent_block_done(c);
 }
 
+namespace {
+using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint64_t, unsigned long long*,
+                              FetchCounters);
+// The instance for a tree width and feature set: the sets of kFeatureSets on the binary tree, all on the wide one.
+MegakernelFn megakernel_fn(int width, uint32_t set) {
+    if (width == 8) return megakernel<8, kFeaturesAll>;
+    return set == kFeaturesSpheres ? megakernel<2, kFeaturesSpheres> : megakernel<2, kFeaturesAll>;
+}
+}  // namespace
+
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
-    static const unsigned resident2 = resident_blocks(reinterpret_cast<const void*>(megakernel<2>));
-    static const unsigned resident8 = resident_blocks(reinterpret_cast<const void*>(megakernel<8>));
-    uint64_t n = end - begin;
-    unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(n), s.nodes8 ? resident8 : resident2));
-    L.launch("megakernel", dim3(blocks), dim3(kStageBlock), s.nodes8 ? megakernel<8> : megakernel<2>, s, rp, film,
-             begin, end, rays, FetchCounters{counters, counters + 1});
+    const MegakernelFn fn =
+        megakernel_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)));
+    const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
+    L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
+             FetchCounters{counters, counters + 1});
 }
 
-KernelAttr attr_megakernel(int width) {
-    return kernel_attr("megakernel", reinterpret_cast<const void*>(width == 8 ? megakernel<8> : megakernel<2>),
-                       kStageBlock);
+KernelAttr attr_megakernel(int width, uint32_t set) {
+    return kernel_attr("megakernel", reinterpret_cast<const void*>(megakernel_fn(width, set)), kStageBlock);
 }
 
 }  // namespace wp

@@ -53,7 +53,7 @@ __device__ inline uint32_t warp_fetch(uint32_t* fetch, unsigned need, uint32_t n
 // ray_of(i, r, tmin, tmax) gives item i's ray, done(i, hit) takes its result. A warp refills when at least `refill`
 // (1-32) of its lanes are idle. All 32 lanes of every warp must call it (block size a multiple of 32). (Any-hit
 // rays made persistent were slower, with this traversal and with the single loop: profiling/LOG.md entries 26, 28.)
-template <class RayOf, class Done>
+template <uint32_t F, class RayOf, class Done>
 __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const FetchCounters& c, uint32_t refill,
                                        RayOf&& ray_of, Done&& done) {
     refill = refill < 1u ? 1u : (refill > 32u ? 32u : refill);
@@ -86,7 +86,7 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
         if (__all_sync(kFullWarp, item == kInvalid)) break;  // only once the items are used up
         if (item == kInvalid) continue;
         // One round of traverse_ww's outer loop: nodes until every active lane holds a leaf, then the leaves.
-        ww_round<false>(s, r, q, tmin, hit, stack, sp, node, leaf);
+        ww_round<false, false, F>(s, r, q, tmin, hit, stack, sp, node, leaf);
         if (node.idx == kBVH2Done && leaf.count == 0) {
             done(item, hit);
             item = kInvalid;
@@ -99,8 +99,10 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
 // for the megakernel, a queued one for the wavefront's drain), run segment by segment (path_segment, the loop body
 // of finish_path in kernels/stages.h). A lane whose path ends starts the next item at once; a warp takes 32
 // consecutive items at a time. on_segment(depth, has_shadow) sees each segment; ext and shadow count the rays.
-// All 32 lanes of every warp must call it.
-template <int W, class Start, class OnSegment>
+// (Lanes that also shade and start their next ray while others still traverse, the persistent extend's refill inside
+// the megakernel, were slower: profiling/LOG.md entry 43.) F: the features compiled in (kernels/features.h). All 32
+// lanes of every warp must call it.
+template <int W, uint32_t F, class Start, class OnSegment>
 __device__ void run_paths_persistent(const SceneView& s, const RenderParams& rp, const FilmView& film, uint32_t n,
                                      const FetchCounters& c, Start&& start, OnSegment&& on_segment, uint32_t& ext,
                                      uint32_t& shadow) {
@@ -135,7 +137,7 @@ __device__ void run_paths_persistent(const SceneView& s, const RenderParams& rp,
             left -= take;
         }
         if (!__any_sync(kFullWarp, active)) break;
-        if (active) active = path_segment<W, true>(s, rp, film, p, on_segment, ext, shadow);
+        if (active) active = path_segment<W, true, F>(s, rp, film, p, on_segment, ext, shadow);
     }
 }
 

@@ -2,6 +2,7 @@
 // and the GPU backend (device pointers). No virtual calls: shapes and materials are tags.
 #pragma once
 #include "common.h"
+#include "features.h"
 
 namespace wp {
 
@@ -126,6 +127,8 @@ struct SceneView {
     const F4* tex_texels = nullptr;
     const TexInfo* textures = nullptr;
     CameraData camera;
+    uint32_t features =
+        kFeaturesAll;  // what the scene uses (kernels/features.h; light sampling apart: render_features)
 };
 
 // Division by a run-time constant d as a multiply-high, add and shift (Granlund and Montgomery 1994, Fig. 4.1:

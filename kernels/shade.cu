@@ -7,6 +7,8 @@
 
 namespace wp {
 
+// F: the feature set (kernels/features.h); the launcher picks the scene's.
+template <uint32_t F>
 __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     // The depth histograms are counted per block in shared memory and added to the global ones once per block and
@@ -21,7 +23,7 @@ __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView fil
     }
     // one inlined copy of the stage body whatever the compaction, so both round alike (same image bit for bit)
     PathState p;
-    const bool alive = i < n && stage::shade_item(s, rp, film, qb, i, p);
+    const bool alive = i < n && stage::shade_item<F>(s, rp, film, qb, i, p);
     if (q.push) {
         // Compaction by push: the block's live paths, numbered by a CUB block scan, go to consecutive slots of the
         // next queue that one atomic per block reserves (their order within the block kept).
@@ -44,9 +46,15 @@ __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView fil
     }
 }
 
+namespace {
+using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t);
+ShadeFn shade_fn(uint32_t set) { return set == kFeaturesSpheres ? shade<kFeaturesSpheres> : shade<kFeaturesAll>; }
+}  // namespace
+
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n) {
-    L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock), shade, s, rp, film, q, n);
+    L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock), shade_fn(feature_set_for(render_features(s, rp))), s, rp,
+             film, q, n);
 }
 
 size_t sort_materials_temp_bytes(uint32_t capacity) {
@@ -64,6 +72,8 @@ void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const Wav
     });
 }
 
-KernelAttr attr_shade() { return kernel_attr("shade", reinterpret_cast<const void*>(shade), kStageBlock); }
+KernelAttr attr_shade(uint32_t set) {
+    return kernel_attr("shade", reinterpret_cast<const void*>(shade_fn(set)), kStageBlock);
+}
 
 }  // namespace wp

@@ -12,6 +12,7 @@ namespace wp {
 
 // Material parameters at a surface point, textures applied. A normal map replaces sp.ns (kept on ng's side);
 // a principled material's emission (factor times texture) is returned in `emitted`.
+template <uint32_t F = kFeaturesAll>
 WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& sp, vec3& emitted) {
     MatParams m{};
     m.type = h.type();
@@ -21,63 +22,71 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
         case MatType::Lambert: {
             const LambertData& d = s.lambert[h.index()];
             m.color = d.albedo;
-            if (d.albedo_tex != kNoTexture) m.color *= vec3(tex_lookup(s, d.albedo_tex, texture_uv(sp)));
+            if (has_feature<F>(kFeatTextures) && d.albedo_tex != kNoTexture)
+                m.color *= vec3(tex_lookup(s, d.albedo_tex, texture_uv(sp)));
             break;
         }
-        case MatType::Conductor: {
-            const ConductorData& c = s.conductor[h.index()];
-            m.color = c.color;
-            m.alpha = c.alpha;
-            m.complex_ior = c.use_complex_ior != 0;
-            m.eta = c.eta;
-            m.k = c.k;
-            break;
-        }
-        case MatType::Dielectric: {
-            const DielectricData& d = s.dielectric[h.index()];
-            m.color = d.tint;
-            m.ior = d.ior;
-            m.alpha = d.alpha;
-            break;
-        }
-        case MatType::Principled: {
-            const PrincipledData& p = s.principled[h.index()];
-            m.color = p.base_color;
-            float metallic = p.metallic, roughness = p.roughness;
-            bool textured = p.base_tex != kNoTexture || p.mr_tex != kNoTexture || p.emissive_tex != kNoTexture ||
-                            p.normal_tex != kNoTexture;
-            vec2 uv = textured ? texture_uv(sp) : vec2(0.0f);
-            if (p.base_tex != kNoTexture) m.color *= vec3(tex_lookup(s, p.base_tex, uv));
-            if (p.mr_tex != kNoTexture) {
-                vec4 t = tex_lookup(s, p.mr_tex, uv);
-                roughness *= t.y;
-                metallic *= t.z;
+        case MatType::Conductor:
+            if constexpr (has_feature<F>(kFeatConductor)) {
+                const ConductorData& c = s.conductor[h.index()];
+                m.color = c.color;
+                m.alpha = c.alpha;
+                m.complex_ior = c.use_complex_ior != 0;
+                m.eta = c.eta;
+                m.k = c.k;
+                break;
             }
-            m.metallic = glm::clamp(metallic, 0.0f, 1.0f);
-            m.alpha = glm::max(1e-3f, roughness * roughness);
-            emitted = p.emissive;
-            if (p.emissive_tex != kNoTexture && (emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f))
-                emitted *= vec3(tex_lookup(s, p.emissive_tex, uv));
-            if (p.normal_tex != kNoTexture && glm::dot(sp.dpdu, sp.dpdu) > 0.0f) {
-                vec3 t = vec3(tex_lookup(s, p.normal_tex, uv)) * 2.0f - vec3(1.0f);
-                vec3 n = sp.ns;
-                vec3 T = sp.dpdu - n * glm::dot(n, sp.dpdu);
-                float tl = glm::dot(T, T);
-                if (tl > 0.0f) {
-                    T *= 1.0f / sqrtf(tl);
-                    // tangent-space +Y points toward the image's top, i.e. decreasing v (glTF / MikkTSpace)
-                    vec3 B = glm::cross(n, T);
-                    if (glm::dot(B, sp.dpdv) > 0.0f) B = -B;
-                    vec3 nn = T * (t.x * p.normal_scale) + B * (t.y * p.normal_scale) + n * t.z;
-                    float l2 = glm::dot(nn, nn);
-                    if (l2 > 0.0f) {
-                        nn *= 1.0f / sqrtf(l2);
-                        if (glm::dot(nn, sp.ng) * glm::dot(n, sp.ng) > 0.0f) sp.ns = nn;
+            break;
+        case MatType::Dielectric:
+            if constexpr (has_feature<F>(kFeatDielectric)) {
+                const DielectricData& d = s.dielectric[h.index()];
+                m.color = d.tint;
+                m.ior = d.ior;
+                m.alpha = d.alpha;
+                break;
+            }
+            break;
+        case MatType::Principled:
+            if constexpr (has_feature<F>(kFeatPrincipled)) {
+                const PrincipledData& p = s.principled[h.index()];
+                m.color = p.base_color;
+                float metallic = p.metallic, roughness = p.roughness;
+                bool textured =
+                    has_feature<F>(kFeatTextures) && (p.base_tex != kNoTexture || p.mr_tex != kNoTexture ||
+                                                      p.emissive_tex != kNoTexture || p.normal_tex != kNoTexture);
+                vec2 uv = textured ? texture_uv(sp) : vec2(0.0f);
+                if (p.base_tex != kNoTexture) m.color *= vec3(tex_lookup(s, p.base_tex, uv));
+                if (p.mr_tex != kNoTexture) {
+                    vec4 t = tex_lookup(s, p.mr_tex, uv);
+                    roughness *= t.y;
+                    metallic *= t.z;
+                }
+                m.metallic = glm::clamp(metallic, 0.0f, 1.0f);
+                m.alpha = glm::max(1e-3f, roughness * roughness);
+                emitted = p.emissive;
+                if (p.emissive_tex != kNoTexture && (emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f))
+                    emitted *= vec3(tex_lookup(s, p.emissive_tex, uv));
+                if (p.normal_tex != kNoTexture && glm::dot(sp.dpdu, sp.dpdu) > 0.0f) {
+                    vec3 t = vec3(tex_lookup(s, p.normal_tex, uv)) * 2.0f - vec3(1.0f);
+                    vec3 n = sp.ns;
+                    vec3 T = sp.dpdu - n * glm::dot(n, sp.dpdu);
+                    float tl = glm::dot(T, T);
+                    if (tl > 0.0f) {
+                        T *= 1.0f / sqrtf(tl);
+                        // tangent-space +Y points toward the image's top, i.e. decreasing v (glTF / MikkTSpace)
+                        vec3 B = glm::cross(n, T);
+                        if (glm::dot(B, sp.dpdv) > 0.0f) B = -B;
+                        vec3 nn = T * (t.x * p.normal_scale) + B * (t.y * p.normal_scale) + n * t.z;
+                        float l2 = glm::dot(nn, nn);
+                        if (l2 > 0.0f) {
+                            nn *= 1.0f / sqrtf(l2);
+                            if (glm::dot(nn, sp.ng) * glm::dot(n, sp.ng) > 0.0f) sp.ns = nn;
+                        }
                     }
                 }
+                break;
             }
             break;
-        }
     }
     return m;
 }
@@ -86,6 +95,11 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
 // When not, the wavefront schedule launches no shadow kernel.
 WP_HD bool samples_lights(const SceneView& s, const RenderParams& rp) {
     return rp.light_sampling && (s.num_lights > 0 || env_present(s.env));
+}
+
+// The features (kernels/features.h) a render of s with rp uses: the scene's, and light sampling when it runs.
+WP_HD uint32_t render_features(const SceneView& s, const RenderParams& rp) {
+    return s.features | (samples_lights(s, rp) ? uint32_t(kFeatLightSampling) : 0u);
 }
 
 // generate: camera ray for global sample index (pixel-major within each sample pass).
@@ -128,13 +142,15 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
 
 // extend: closest hit of the path's ray. W: the tree width compiled in (0: the scene's, tested at run time;
 // see intersect_closest).
-template <int W = 0>
+template <int W = 0, uint32_t F = kFeaturesAll>
 WP_HD Hit extend_path(const SceneView& s, const PathState& p) {
-    return intersect_closest<W>(s, path_ray(p));
+    return intersect_closest<W, F>(s, path_ray(p));
 }
 
 // shade: emission with MIS, one light sample (returned as a shadow ray), BSDF sampling, roulette.
-// Returns whether the path goes on; has_shadow says whether `sh` was written.
+// Returns whether the path goes on; has_shadow says whether `sh` was written. F: the features compiled in
+// (kernels/features.h); the scene's must be among them.
+template <uint32_t F = kFeaturesAll>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
@@ -142,17 +158,19 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
-        vec3 Le = env_radiance(s.env, p.dir);
+        constexpr bool kMap = has_feature<F>(kFeatEnvMap);
+        vec3 Le = kMap ? env_radiance(s.env, p.dir) : s.env.constant;
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
-            float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, env_pdf(s.env, p.dir));
+            float w =
+                count_full ? 1.0f : power_heuristic(p.pdf_prev, kMap ? env_pdf(s.env, p.dir) : env_pdf_constant(s.env));
             film_add(film, p.pixel, p.beta * Le * w);
         }
         return false;
     }
     const U4 info = load4(&s.prims.info[h.prim]);  // with the geometry: one round trip for both
-    SurfacePoint sp = surface_point(s.prims, h, path_ray(p), info);
+    SurfacePoint sp = surface_point<F>(s.prims, h, path_ray(p), info);
     vec3 wo = -p.dir;
-    if (info.z != kInvalid) {
+    if (has_feature<F>(kFeatEmitters) && info.z != kInvalid) {
         const Light& L = s.lights[info.z];
         vec3 Le = light_emitted(L, sp.ng, wo);
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
@@ -161,7 +179,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         }
     }
     vec3 emitted;
-    MatParams m = resolve_material(s, MatHandle{info.y}, sp, emitted);
+    MatParams m = resolve_material<F>(s, MatHandle{info.y}, sp, emitted);
     // emissive materials (textured glTF emission) are not in the light table: found by BSDF sampling only
     if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f)
         film_add(film, p.pixel, p.beta * emitted);
@@ -176,7 +194,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     Frame f = Frame::from_normal(ns);
     vec3 wo_l = f.to_local(wo);
 
-    if (samples_lights(s, rp) && !is_delta(m)) {
+    if (has_feature<F>(kFeatLightSampling) && samples_lights(s, rp) && !is_delta(m)) {
         LightSample ls;
         vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
         if (sample_light(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
@@ -185,7 +203,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
             float gside = glm::dot(ls.wi, ng);
             if (gside * wi_l.z > 0.0f) {  // shading and geometric normals agree on the side
                 float bpdf;
-                vec3 fv = bsdf_eval(m, wo_l, wi_l, bpdf);
+                vec3 fv = bsdf_eval<F>(m, wo_l, wi_l, bpdf);
                 if (fv.x > 0.0f || fv.y > 0.0f || fv.z > 0.0f) {
                     float w = power_heuristic(ls.pdf, bpdf);
                     sh.contrib = p.beta * fv * (fabsf(wi_l.z) * w / ls.pdf) * ls.Le;
@@ -201,7 +219,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 
     BsdfSample bs;
     vec2 u(rand01(key, bounce, kDimBsdfU), rand01(key, bounce, kDimBsdfV));
-    if (!bsdf_sample(m, wo_l, rand01(key, bounce, kDimBsdfLobe), u, bs)) return false;
+    if (!bsdf_sample<F>(m, wo_l, rand01(key, bounce, kDimBsdfLobe), u, bs)) return false;
     vec3 wi = f.to_world(bs.wi);
     float gside = glm::dot(wi, ng);
     if (gside * bs.wi.z <= 0.0f) return false;  // sampled below the geometric surface: light leak guard
@@ -221,9 +239,9 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 
 // shadow: any-hit occlusion; unoccluded light reaches the pixel.
 // kAnyHitWW: occlusion by the while-while traversal (the megakernel's choice, see traverse2 in bvh8.h).
-template <int W = 0, bool kAnyHitWW = false>
+template <int W = 0, bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
 WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRay& sh) {
-    if (!occluded<W, kAnyHitWW>(s, shadow_ray(sh), sh.tmax)) film_add(film, sh.pixel, sh.contrib);
+    if (!occluded<W, kAnyHitWW, F>(s, shadow_ray(sh), sh.tmax)) film_add(film, sh.pixel, sh.contrib);
 }
 
 // No per-segment statistics (the megakernel's paths).
@@ -234,19 +252,21 @@ struct NoSegmentStats {
 // One segment of a path: extend, shade and the segment's shadow ray. on_segment(depth, has_shadow) sees it; ext and
 // shadow count the rays. Returns whether the path goes on. kAnyHitWW (default true): the shadow ray uses the
 // while-while traversal of the extension ray, so one traversal is inlined, not two (traverse2 in bvh8.h).
-template <int W = 0, bool kAnyHitWW = true, class OnSegment>
+template <int W = 0, bool kAnyHitWW = true, uint32_t F = kFeaturesAll, class OnSegment>
 WP_HD bool path_segment(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                         OnSegment&& on_segment, uint32_t& ext, uint32_t& shadow) {
     const uint32_t depth = p.depth;
-    Hit h = extend_path<W>(s, p);
+    Hit h = extend_path<W, F>(s, p);
     ShadowRay sh;
     bool has_shadow;
-    const bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
+    const bool alive = shade_path<F>(s, rp, film, p, h, sh, has_shadow);
     ext++;
     on_segment(depth, has_shadow);
-    if (has_shadow) {
-        shadow++;
-        shadow_trace<W, kAnyHitWW>(s, film, sh);
+    if constexpr (has_feature<F>(kFeatLightSampling)) {
+        if (has_shadow) {
+            shadow++;
+            shadow_trace<W, kAnyHitWW, F>(s, film, sh);
+        }
     }
     return alive;
 }

@@ -25,15 +25,16 @@ WP_HD void extend_done(const SceneView& s, const WavefrontQueues& q, uint32_t i,
         q.order_iota[i] = i;
     }
 }
-template <int W = 0>
+template <int W = 0, uint32_t F = kFeaturesAll>
 WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
-    extend_done(s, q, i, intersect_closest<W>(s, extend_ray(q, i)));
+    extend_done(s, q, i, intersect_closest<W, F>(s, extend_ray(q, i)));
 }
 
 // shade: item order[i] (or i): emission, one light sample pushed to the shadow queue, BSDF sample and roulette.
 // shade_item does all but the store of the path that goes on: returns whether it does, with its new state in p (the
 // GPU's block-scan push stores it; kernels/shade.cu).
 WP_HD uint32_t shade_path_index(const WavefrontQueues& q, uint32_t i) { return q.order ? q.order[i] : i; }
+template <uint32_t F = kFeaturesAll>
 WP_HD bool shade_item(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                       uint32_t i, PathState& p) {
     const uint32_t j = shade_path_index(q, i);
@@ -43,7 +44,7 @@ WP_HD bool shade_item(const SceneView& s, const RenderParams& rp, const FilmView
     if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth_bin(depth));
     ShadowRay sh;
     bool has_shadow = false;
-    bool alive = shade_path(s, rp, film, p, h, sh, has_shadow);
+    bool alive = shade_path<F>(s, rp, film, p, h, sh, has_shadow);
     if (has_shadow) {
         q.shadow.store(queue_push(&q.counters[kShadowCount]), sh);
         if (q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth_bin(depth));

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 #include "host/render/render.h"
+#include "host/scene/scene_json.h"
 #include "kernels/bvh8.h"
+#include "kernels/stages.h"
+#include "tests/cornell_scene.h"
 using namespace wp;
 
 // White furnace: a white Lambert sphere inside a sphere that emits 1 on its inside. Every path sees
@@ -107,4 +110,48 @@ TEST(RenderCpu, SpheresOfFloatAndDoublePathsUnderUniformSkyHaveRadianceAlbedo) {
         }
         EXPECT_NEAR(mean / img.rgb.size(), 0.5, 5e-4) << "radius " << k.radius;
     }
+}
+
+// Kernel feature sets (kernels/features.h): what each shipped kind of scene uses, the set its kernels run as, and the
+// stage bodies compiled for the "spheres" set tracing the same paths as the general ones, bit for bit (the same
+// check on the GPU: Gpu.SpecialisedKernelsMatchTheGeneralOnesBitForBit).
+TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
+    LoadedScene rt = load_scene_json(wp_test::source_dir() + "/scenes/rtiow.json");
+    EXPECT_EQ(rt.data.features(), kFeatSpheres | kFeatConductor | kFeatDielectric);
+    EXPECT_EQ(render_features(rt.data.view(), rt.params), rt.data.features());  // light sampling off in the scene
+    EXPECT_EQ(feature_set_for(rt.data.features()), kFeaturesSpheres);
+    EXPECT_EQ(compiled_feature_set(8, rt.data.features()), kFeaturesAll);  // the wide tree: general kernels only
+    LoadedScene cb = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
+    const uint32_t fc = render_features(cb.data.view(), cb.params);
+    EXPECT_TRUE(fc & kFeatTriangles);
+    EXPECT_TRUE(fc & kFeatEmitters);
+    EXPECT_TRUE(fc & kFeatLightSampling);
+    EXPECT_FALSE(fc & kFeatSpheres);
+    EXPECT_EQ(feature_set_for(fc), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(kFeatSpheres), kFeaturesSpheres);
+    EXPECT_EQ(feature_set_for(kFeatSpheres | kFeatTextures), kFeaturesAll);
+
+    RenderParams rp = rt.params;
+    rp.width = 64;
+    rp.height = 36;
+    rp.spp = 2;
+    rp = rp.prepared();
+    const SceneView s = rt.data.view();
+    const size_t n = size_t(rp.num_pixels()) * 3;
+    std::vector<unsigned long long> sum_a(n, 0), sum_b(n, 0), bad(2, 0);
+    std::vector<unsigned int> first(2, ~0u);
+    FilmView fa{sum_a.data(), &bad[0], &first[0]}, fb{sum_b.data(), &bad[1], &first[1]};
+    uint32_t ext_a = 0, ext_b = 0, sh_a = 0, sh_b = 0;
+    for (uint64_t i = 0; i < uint64_t(rp.num_pixels()) * rp.spp; ++i) {
+        PathState pa = generate_path(s, rp, i), pb = pa;
+        while (path_segment<2, true, kFeaturesSpheres>(s, rp, fa, pa, NoSegmentStats{}, ext_a, sh_a)) {}
+        while (path_segment<2, true, kFeaturesAll>(s, rp, fb, pb, NoSegmentStats{}, ext_b, sh_b)) {}
+    }
+    EXPECT_EQ(ext_a, ext_b);
+    EXPECT_GT(ext_a, uint32_t(rp.num_pixels()) * rp.spp);  // bounces beyond the camera rays
+    EXPECT_EQ(sh_a, 0u);
+    EXPECT_TRUE(sum_a == sum_b);
+    unsigned long long total = 0;
+    for (unsigned long long v : sum_a) total += v;
+    EXPECT_GT(total, 0u);
 }

@@ -143,65 +143,61 @@ json run_bench(const BenchOptions& o) {
                                          "with them (render_ms_kernel_timing)"
                                        : "wall clock, scene load excluded; medians";
 
-    // per-kernel resources: ptxas's build-time report and the runtime's occupancy
-    std::map<std::string, PtxasKernel> ptx;
+    // per-kernel resources: ptxas's build-time report (every instance) and the runtime's occupancy
     const int width = configured_bvh_width();
     std::string rpath = o.resources_path.empty() ? default_resources_path() : o.resources_path;
-    json res = json::array();
+    std::vector<PtxasKernel> ptx;
     if (!rpath.empty()) {
         std::ifstream f(rpath);
         if (!f) throw std::runtime_error("bench: cannot read the kernel resource report '" + rpath + "'");
         std::stringstream ss;
         ss << f.rdbuf();
-        // The tracing kernels are templates on the tree width (extend<2>, extend<8>): report the instance this
-        // run's scenes use (mangled "6extendILi8E..."); extend also on persistence (extend<2, true> when the
-        // binary tree's warps refill, "6extendILi2ELb1E").
-        std::string other = std::to_string(width == 8 ? 2 : 8);
-        const std::string unused_extend = std::string("6extendILi2ELb") + (o.settings.options.refill > 0 ? "0E" : "1E");
-        for (const PtxasKernel& k : parse_ptxas(ss.str())) {
-            if (k.mangled.find(std::to_string(k.name.size()) + k.name + "ILi" + other + "E") != std::string::npos)
-                continue;
-            if (width == 2 && k.mangled.find(unused_extend) != std::string::npos) continue;
-            if (!ptx.count(k.name)) ptx[k.name] = k;
-        }
+        ptx = parse_ptxas(ss.str());
     }
-    std::map<std::string, KernelAttr> occ;
-    if (be == Backend::Gpu)
-        for (const KernelAttr& a : gpu_kernel_attrs(width)) occ[a.name] = a;
-    for (const auto& [name, k] : ptx) {
-        json r{{"kernel", name},
-               {"symbol", k.mangled},
-               {"arch", k.arch},
-               {"registers", k.registers},
-               {"spill_stores", k.spill_stores},
-               {"spill_loads", k.spill_loads},
-               {"stack_bytes", k.stack_bytes},
-               {"shared_bytes", k.shared_bytes},
-               {"barriers", k.barriers}};
-        auto it = occ.find(name);
-        if (it != occ.end()) {
-            r["block"] = it->second.block;
-            r["blocks_per_sm"] = it->second.blocks_per_sm;
-            r["theoretical_occupancy"] = it->second.occupancy;
-        }
-        res.push_back(r);
-    }
-    for (const auto& [name, a] : occ)
-        if (!ptx.count(name))
-            res.push_back(json{{"kernel", name},
-                               {"registers", a.registers},
-                               {"stack_bytes", a.local_bytes},
-                               {"shared_bytes", a.shared_bytes},
-                               {"block", a.block},
-                               {"blocks_per_sm", a.blocks_per_sm},
-                               {"theoretical_occupancy", a.occupancy}});
+    json res = json::array();
+    for (const PtxasKernel& k : ptx)
+        res.push_back(json{{"kernel", k.name},
+                           {"symbol", k.mangled},
+                           {"arch", k.arch},
+                           {"registers", k.registers},
+                           {"spill_stores", k.spill_stores},
+                           {"spill_loads", k.spill_loads},
+                           {"stack_bytes", k.stack_bytes},
+                           {"shared_bytes", k.shared_bytes},
+                           {"barriers", k.barriers}});
     doc["kernel_resources"] = res;
     doc["kernel_resources_source"] =
         rpath.empty() ? std::string("none (no kernel_resources.txt beside the binary)") : rpath;
-    auto resource_of = [&](const std::string& kernel) -> const json* {
-        for (const json& r : doc["kernel_resources"])
-            if (r["kernel"] == kernel) return &r;
+    // The instance of a kernel that a render launches: the tracing kernels are templates on the tree width
+    // (mangled "10megakernelILi2E..."), extend on the binary tree also on persistence ("6extendILi2ELb1E": refill
+    // on), and megakernel, extend, shade and drain on the feature set ("Lj14E": kernels/features.h).
+    const bool refill_on = o.settings.options.refill > 0;
+    auto ptx_instance = [&](const std::string& name, uint32_t set) -> const PtxasKernel* {
+        const std::string set_arg = "Lj" + std::to_string(set) + "E";
+        const bool per_set = name == "megakernel" || name == "extend" || name == "shade" || name == "drain";
+        for (const PtxasKernel& k : ptx) {
+            if (k.name != name) continue;
+            const std::string own = std::to_string(k.name.size()) + k.name + "I";
+            if (k.mangled.find(own) != std::string::npos &&
+                k.mangled.find(own + "Li" + std::to_string(width) + "E") == std::string::npos &&
+                k.mangled.find(own + "Lj") == std::string::npos)
+                continue;  // another tree width
+            if (name == "extend" && width == 2 && k.mangled.find(own) != std::string::npos &&
+                k.mangled.find(refill_on ? "Lb1E" : "Lb0E") == std::string::npos)
+                continue;
+            if (per_set && k.mangled.find(own) != std::string::npos && k.mangled.find(set_arg) == std::string::npos)
+                continue;
+            return &k;
+        }
         return nullptr;
+    };
+    std::map<uint32_t, std::map<std::string, KernelAttr>> occ;  // by feature set, by kernel
+    auto occupancy_of = [&](const std::string& name, uint32_t set) -> const KernelAttr* {
+        if (be != Backend::Gpu) return nullptr;
+        if (!occ.count(set))
+            for (const KernelAttr& a : gpu_kernel_attrs(width, set)) occ[set][a.name] = a;
+        auto it = occ[set].find(name);
+        return it == occ[set].end() ? nullptr : &it->second;
     };
 
     json scenes = json::array();
@@ -269,6 +265,7 @@ json run_bench(const BenchOptions& o) {
             jm["sorted_shading"] = last.sorted;
             jm["push_compaction"] = ropt.push_compaction;
             json kernels = json::array();
+            const uint32_t set = table.feature_set == "spheres" ? kFeaturesSpheres : kFeaturesAll;
             jm["render_ms_kernel_timing"] = t_table;  // the frame of the run that timed every kernel
             for (const KernelRow& kr : table.kernels) {
                 const std::string& k = kr.name;
@@ -278,17 +275,21 @@ json run_bench(const BenchOptions& o) {
                         {"ms", km},
                         {"percent_of_frame", t_table > 0 ? 100.0 * km / t_table : 0.0},
                         {"avg_ms", kr.launches ? km / double(kr.launches) : 0.0}};
-                // the persistent extend kernel runs under the row extend (binary tree, refill on)
-                std::string rk = k;
-                if (be == Backend::Gpu && width == 2 && m == Mode::Wavefront && k == "extend" && ropt.refill > 0)
-                    rk = "extend_persistent";
-                if (const json* r = resource_of(rk))
-                    for (const char* f :
-                         {"registers", "spill_stores", "spill_loads", "stack_bytes", "theoretical_occupancy"})
-                        if (r->contains(f)) jk[f] = (*r)[f];
+                if (const PtxasKernel* r = ptx_instance(k, set)) {
+                    jk["registers"] = r->registers;
+                    jk["spill_stores"] = r->spill_stores;
+                    jk["spill_loads"] = r->spill_loads;
+                    jk["stack_bytes"] = r->stack_bytes;
+                    jk["symbol"] = r->mangled;
+                }
+                if (const KernelAttr* a = occupancy_of(k, set)) {
+                    if (!jk.contains("registers")) jk["registers"] = a->registers;
+                    jk["theoretical_occupancy"] = a->occupancy;
+                }
                 kernels.push_back(jk);
             }
             jm["kernels"] = kernels;
+            jm["feature_set"] = table.feature_set;
             json fill = json::array();
             if (!last.paths_at_depth.empty() && last.paths_at_depth[0] > 0)
                 for (size_t d = 0; d < last.paths_at_depth.size(); ++d) {
@@ -309,9 +310,12 @@ json run_bench(const BenchOptions& o) {
         }
         for (const json& jm : mode_docs) {
             std::printf(
-                "  %s kernels (render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s %6s %6s %6s %5s\n",
-                jm["mode"].get<std::string>().c_str(), jm["render_ms_kernel_timing"].get<double>(), "kernel",
-                "launches", "ms", "%frame", "regs", "spillS", "spillL", "stack", "occ");
+                "  %s kernels (feature set %s; render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s "
+                "%6s "
+                "%6s %6s %5s\n",
+                jm["mode"].get<std::string>().c_str(), jm["feature_set"].get<std::string>().c_str(),
+                jm["render_ms_kernel_timing"].get<double>(), "kernel", "launches", "ms", "%frame", "regs", "spillS",
+                "spillL", "stack", "occ");
             for (const json& k : jm["kernels"]) {
                 auto num = [&](const char* f) {
                     return k.contains(f) ? std::to_string(k[f].get<long long>()) : std::string("-");

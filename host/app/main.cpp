@@ -86,6 +86,9 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
                         " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--sort-materials", r.sort_materials, "wavefront: shade in material order (CUB radix sort)");
+    cmd->add_flag(
+        "--general-kernels", r.general_kernels,
+        "GPU: the kernels compiled for every feature, not the smallest set that holds the scene's (a baseline)");
     cmd->add_option("--drain", r.drain_below,
                     "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
                     "each path to its end (0: never; default " +
@@ -105,6 +108,8 @@ void print_stats(const RenderStats& st, const RenderOptions& opt) {
     std::printf("  %s %s on %s: %.2f ms, %.2f Msamples/s, %.1f Mrays/s (%llu extension + %llu shadow rays)\n",
                 st.backend.c_str(), mode_name(st.mode), st.device.c_str(), st.render_ms, st.msamples_per_s(),
                 st.mrays_per_s(), (unsigned long long)st.extension_rays, (unsigned long long)st.shadow_rays);
+    if (st.backend == "gpu")
+        std::printf("  kernels of feature set '%s' (kernels/features.h)\n", st.feature_set.c_str());
     if (st.mode == Mode::Wavefront)
         std::printf("  queue capacity %u paths, %zu iterations, shading %s, compaction %s, %llu paths drained\n",
                     st.capacity, st.iterations.size(), st.sorted ? "sorted by material" : "unsorted",

@@ -56,6 +56,9 @@ struct RenderOptions {
     // this many (1-32) are idle (kernels/persistent.h); 0: one thread per ray. profiling/LOG.md entry 26.
     uint32_t refill = kDefaultRefill;
     static constexpr uint32_t kDefaultRefill = 16;
+    // GPU: the kernels compiled for every feature (kernels/features.h) rather than the smallest set that holds the
+    // scene's: the baseline the specialised kernels are measured against (same image bit for bit).
+    bool general_kernels = false;
     // wavefront: count paths and shadow rays per depth (RenderStats::paths_at_depth, the bench's queue fill)
     bool queue_stats = true;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
@@ -93,9 +96,9 @@ struct RenderStats {
     double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
     double setup_ms = 0.0;   // GPU: the schedule's setup before its first launch (queue allocation), host clock
     uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;
-    uint32_t capacity = 0;          // wavefront queue capacity
-    uint64_t drained = 0;           // wavefront: paths finished by the drain (the tail), 0 when it did not run
-    bool index_compaction = false;  // wavefront: slot indices partitioned (paths in place) rather than paths gathered
+    uint32_t capacity = 0;            // wavefront queue capacity
+    uint64_t drained = 0;             // wavefront: paths finished by the drain (the tail), 0 when it did not run
+    std::string feature_set = "all";  // the kernels' compiled feature set (kernels/features.h); the CPU runs all
     bool sorted = false;
     std::vector<KernelRow> kernels;                                   // first-launch order
     std::vector<IterationStat> iterations;                            // wavefront
@@ -134,7 +137,7 @@ RaycastStats raycast_gpu(const SceneData& scene, const RenderParams& rp, const R
 
 // Every wavepath kernel on the current GPU; empty without a GPU. The tracing kernels (megakernel, extend, shadow)
 // are compiled once per tree width: bvh_width (2 or 8) picks the instances reported.
-std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width);
+std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width, uint32_t feature_set = kFeaturesAll);
 
 inline Image render(Backend b, const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
                     RenderStats* stats = nullptr) {

@@ -301,6 +301,9 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     o2.device_memory_limit = avail - needed;
     DeviceArena A;
     SceneView s = upload_scene(sd, A);
+    // the kernels' feature set (kernels/features.h): the scene's features and light sampling, or the general kernels
+    s.features = opt.general_kernels ? kFeaturesAll : render_features(s, rp);
+    st.feature_set = feature_set_name(compiled_feature_set(s.nodes8 ? 8 : 2, s.features));
     FilmView film = make_film(rp.num_pixels(), A);
     Stream stream;
     Image img;
@@ -377,16 +380,17 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
     return st;
 }
 
-std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width) {
+std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width, uint32_t feature_set) {
     if (!gpu_available()) return {};
-    return {attr_megakernel(bvh_width),
+    const uint32_t set = compiled_feature_set(bvh_width, feature_set);
+    return {attr_megakernel(bvh_width, set),
             attr_generate(),
-            attr_extend(bvh_width, RenderOptions::kDefaultRefill),
-            attr_shade(),
+            attr_extend(bvh_width, RenderOptions::kDefaultRefill, set),
+            attr_shade(set),
             attr_shadow(bvh_width),
             attr_compact(),
             attr_diffuse_bounce(),
-            attr_drain(bvh_width)};
+            attr_drain(bvh_width, set)};
 }
 
 }  // namespace wp

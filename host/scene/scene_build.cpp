@@ -38,7 +38,20 @@ SceneView SceneData::view() const {
     s.tex_texels = tex_texels.empty() ? nullptr : tex_texels.data();
     s.textures = textures.empty() ? nullptr : textures.data();
     s.camera = camera;
+    s.features = features();
     return s;
+}
+
+uint32_t SceneData::features() const {
+    uint32_t f = 0;
+    for (const U4& i : info) f |= i.x == uint32_t(ShapeType::Sphere) ? kFeatSpheres : kFeatTriangles;
+    if (!conductor.empty()) f |= kFeatConductor;
+    if (!dielectric.empty()) f |= kFeatDielectric;
+    if (!principled.empty()) f |= kFeatPrincipled;
+    if (!textures.empty()) f |= kFeatTextures;
+    if (!lights.empty()) f |= kFeatEmitters;
+    if (!env_texels.empty()) f |= kFeatEnvMap;
+    return f;
 }
 
 CameraData make_camera(vec3 pos, vec3 target, vec3 up, float vfov_deg, float aspect, float lens_radius,

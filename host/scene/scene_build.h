@@ -32,6 +32,8 @@ struct SceneData {
     // primitive from several leaves.
     uint32_t num_primitives = 0;
     SceneView view() const;  // host pointers
+    // What the scene uses, as kernels/features.h's bits (light sampling apart: it is a render setting).
+    uint32_t features() const;
 };
 
 CameraData make_camera(vec3 pos, vec3 target, vec3 up, float vfov_deg, float aspect, float lens_radius = 0.0f,

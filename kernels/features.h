@@ -1,0 +1,54 @@
+// Kernel feature sets (after Cycles' kernel feature masks): what a scene uses, as bits, so that the GPU kernels can
+// be compiled for a set of features and a scene run by the smallest compiled set that holds its own. A stage body
+// templated on a set F leaves out, at compile time, the branches of the features F lacks (the triangle and quad
+// tests, the principled material, texture lookups, light sampling, the environment map): fewer registers and
+// instructions, the same arithmetic on what remains, so the same image bit for bit. The CPU backend and the
+// general kernels use kFeaturesAll.
+#pragma once
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define WP_FEATURES_HD __host__ __device__
+#else
+#define WP_FEATURES_HD
+#endif
+
+namespace wp {
+
+enum Feature : uint32_t {
+    kFeatTriangles = 1u << 0,      // triangles and quads (with their vertex attributes)
+    kFeatSpheres = 1u << 1,        // spheres
+    kFeatConductor = 1u << 2,      // conductor materials (Lambert is always compiled)
+    kFeatDielectric = 1u << 3,     // dielectric materials
+    kFeatPrincipled = 1u << 4,     // metallic-roughness (glTF) materials, with their emission
+    kFeatTextures = 1u << 5,       // texture lookups (any texture: albedo, base colour, metallic-roughness, normal map)
+    kFeatEmitters = 1u << 6,       // primitives in the light table (their emission on a hit, MIS-weighted)
+    kFeatLightSampling = 1u << 7,  // next-event estimation (light sampling on, and a light or environment to sample)
+    kFeatEnvMap = 1u << 8,         // an environment map (else the background is one constant radiance)
+};
+constexpr uint32_t kFeaturesAll = (1u << 9) - 1u;
+
+template <uint32_t F>
+WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
+    return (F & f) != 0u;
+}
+
+// The sets the GPU kernels are compiled for, smallest first; the last holds everything. Spheres with Lambert,
+// conductor and dielectric materials under a constant sky, no light sampling: the scenes of Ray Tracing in One
+// Weekend (scenes/rtiow.json).
+constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatConductor | kFeatDielectric;
+constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesAll};
+
+// The compiled set the kernels of a scene with features `need` run as.
+constexpr uint32_t feature_set_for(uint32_t need) {
+    for (uint32_t set : kFeatureSets)
+        if ((need & ~set) == 0u) return set;
+    return kFeaturesAll;
+}
+// The set the kernels on a tree of this width are compiled for: the wide tree (an option) has the general kernels only.
+constexpr uint32_t compiled_feature_set(int width, uint32_t need) {
+    return width == 8 ? kFeaturesAll : feature_set_for(need);
+}
+inline const char* feature_set_name(uint32_t set) { return set == kFeaturesSpheres ? "spheres" : "all"; }
+
+}  // namespace wp
