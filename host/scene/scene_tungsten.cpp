@@ -319,7 +319,8 @@ struct TCtx {
             if (!known.count(it.key())) {
                 std::string near = nearest_name(it.key(), std::vector<std::string>(known.begin(), known.end()));
                 warn(at(ptr, it.key()), "unknown " + what + " key '" + it.key() + "'" +
-                                            (near.empty() ? "" : " (did you mean '" + near + "'?)") + ": ignored");
+                                            (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                                            (strict ? "" : ": ignored"));
             }
     }
 };
