@@ -151,6 +151,20 @@ EOF
   [ -s w.png ] && grep -q '"interrupted":"true"' w.png.json || fail "w.png: $(ls) $(cat w.png.json)"
   ok "SIGINT and SIGTERM stop the CPU render within a second, the image kept with its exact sample count"
   ;;
+interrupt_writes_image)
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 100000 -o int.png > int.log 2>&1 &
+  p=$!
+  last=int.log
+  sleep 2
+  kill -INT $p
+  wait $p
+  rc=$?
+  want_rc int 130
+  [ -s int.png ] || fail "no int.png"
+  grep -q '"interrupted":"true"' int.png.json || fail "int.png.json: $(cat int.png.json)"
+  has int "interrupted (signal 2): int.png holds"
+  ok "SIGINT: exit code 130, the PNG so far and its sidecar"
+  ;;
 strict_imports)
   python3 - <<'EOF'
 import json
