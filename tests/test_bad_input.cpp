@@ -24,14 +24,17 @@ TEST(BadInput, EveryCorpusCaseFailsWithFilePointerAndProblem) {
     while (std::getline(f, line)) {
         if (line.empty() || line[0] == '#') continue;
         std::stringstream ss(line);
-        std::string file, ptr, what;
+        std::string file, ptr, what, opts;
         std::getline(ss, file, '\t');
         std::getline(ss, ptr, '\t');
         std::getline(ss, what, '\t');
+        std::getline(ss, opts, '\t');  // "--strict": the case is a warning that --strict makes an error
         ++n;
         std::string path = dir + file;
+        LoadOptions lo;
+        lo.strict = opts == "--strict";
         try {
-            load_render_scene(path, {});
+            load_render_scene(path, {}, lo);
             ADD_FAILURE() << file << ": loaded without an error";
         } catch (const SceneError& e) {
             std::string m = e.what();

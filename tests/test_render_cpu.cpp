@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include "host/render/render.h"
 #include "host/scene/scene_json.h"
 #include "kernels/bvh8.h"
@@ -154,4 +157,51 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     unsigned long long total = 0;
     for (unsigned long long v : sum_a) total += v;
     EXPECT_GT(total, 0u);
+
+// An interrupted CPU megakernel render stops mid-pass (the cancel flag is read before every chunk of paths, not
+// between whole-image passes) and its image holds exactly the samples [0, samples): the pixels of the first
+// `samples` ranks equal a full 1-spp render's bit for bit, the others are empty.
+TEST(RenderCpu, CancelStopsMidPassAndKeepsAnExactPrefix) {
+    SceneBuilder b;
+    MatHandle red = b.lambert(vec3(0.8f, 0.2f, 0.2f));
+    b.quad(vec3(-2, -1, -2), vec3(0, 0, 4), vec3(4, 0, 0), red);
+    b.sphere(vec3(0, 0, 0), 0.8f, b.conductor(vec3(0.9f), 0.2f));
+    b.quad(vec3(-0.5f, 2, -0.5f), vec3(1, 0, 0), vec3(0, 0, 1), red, vec3(5.0f));
+    b.set_camera(make_camera(vec3(0, 1, 5), vec3(0), vec3(0, 1, 0), 40.0f, 1.0f));
+    SceneData sd = b.build();
+    RenderParams rp;
+    rp.width = rp.height = 512;
+    rp.spp = 64;
+    rp.max_depth = 8;
+    std::atomic<bool> cancel{false};
+    RenderOptions opt;
+    opt.cancel = &cancel;
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        cancel = true;
+    });
+    Image cut = render_cpu(sd, rp, Mode::Megakernel, opt);
+    stopper.join();
+    const uint64_t np = rp.num_pixels();
+    ASSERT_TRUE(cut.interrupted);
+    ASSERT_LT(cut.samples, np * rp.spp);
+    EXPECT_NE(cut.samples % np, 0u);  // stopped mid-pass, not at the end of a pass over the pixels
+    if (cut.samples >= np) GTEST_SKIP() << "a fast machine: " << cut.samples << " samples in 20 ms";
+    EXPECT_GT(cut.samples, 0u);
+    RenderParams one = rp;
+    one.spp = 1;
+    Image full = render_cpu(sd, one, Mode::Megakernel);
+    const RenderParams prepared = rp.prepared();
+    size_t lit = 0;
+    for (uint32_t p = 0; p < np; ++p) {
+        const bool in = prepared.rank_of_pixel(p) < cut.samples;
+        for (int c = 0; c < 3; ++c) {
+            if (in)
+                ASSERT_EQ(cut.rgb[3 * p + c], full.rgb[3 * p + c]) << "pixel " << p;
+            else
+                ASSERT_EQ(cut.rgb[3 * p + c], 0.0f) << "pixel " << p;
+            lit += in && cut.rgb[3 * p + c] > 0.0f;
+        }
+    }
+    EXPECT_GT(lit, 0u);
 }

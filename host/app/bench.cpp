@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include "host/accel/bvh8_build.h"
 #include "host/scene/scene_json.h"
 
@@ -101,6 +102,38 @@ std::string default_resources_path() {
     std::string p = (s == std::string::npos ? std::string(".") : exe.substr(0, s)) + "/kernel_resources.txt";
     std::ifstream f(p);
     return f ? p : "";
+}
+
+namespace {
+std::string exe_dir() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return ".";
+    std::string exe(buf, size_t(n));
+    size_t s = exe.find_last_of('/');
+    return s == std::string::npos ? std::string(".") : exe.substr(0, s);
+}
+}  // namespace
+
+std::vector<std::string> bench_scene_dirs() {
+    std::vector<std::string> d{exe_dir() + "/../share/wavepath/scenes"};
+#ifdef WP_BUILD_SOURCE_DIR
+    d.push_back(std::string(WP_BUILD_SOURCE_DIR) + "/scenes");
+#endif
+    d.push_back("scenes");
+    return d;
+}
+
+std::string find_bench_scenes() {
+    for (const std::string& d : bench_scene_dirs())
+        if (std::ifstream(d + "/cornell-box.json")) return d;
+    return "";
+}
+
+std::string bench_scene_places() {
+    std::string s;
+    for (const std::string& d : bench_scene_dirs()) s += (s.empty() ? "" : ", ") + d;
+    return s;
 }
 
 namespace {
@@ -201,10 +234,17 @@ json run_bench(const BenchOptions& o) {
     };
 
     json scenes = json::array();
-    std::printf("wavepath bench: %s on %s, %u warm-up + %u timed renders per mode, medians\n",
-                be == Backend::Gpu ? "gpu" : "cpu", be == Backend::Gpu ? dev.c_str() : "cpu", o.warmup, o.repeat);
+    const bool gpu = be == Backend::Gpu;
+    const unsigned cpu_threads = ropt.threads ? ropt.threads : std::max(1u, std::thread::hardware_concurrency());
+    if (!gpu) doc["device"] = "cpu, " + std::to_string(cpu_threads) + " threads";
+    if (gpu)
+        std::printf("wavepath bench: gpu (%s), %u warm-up + %u timed renders per mode, medians\n", dev.c_str(),
+                    o.warmup, o.repeat);
+    else
+        std::printf("wavepath bench: cpu (%u threads), %u warm-up + %u timed renders per mode, medians\n", cpu_threads,
+                    o.warmup, o.repeat);
     for (const std::string& path : o.scenes) {
-        LoadedScene ls = load_render_scene(path, o.settings.scene);
+        LoadedScene ls = load_render_scene(path, o.settings.scene, o.settings.load);
         const RenderParams rp = ls.params;
         json js{{"scene", path},
                 {"name", scene_label(path)},
@@ -216,7 +256,7 @@ json run_bench(const BenchOptions& o) {
         js["modes"] = json::array();
         std::printf("\n%s: %ux%u, %u spp, max depth %u\n", path.c_str(), rp.width, rp.height, rp.spp, rp.max_depth);
         std::printf("  %-11s %10s %11s %10s %10s %10s %10s\n", "mode", "ms", "Msamples/s", "Mrays/s", "ext Mr/s",
-                    "shadow Mr/s", "device MB");
+                    "shadow Mr/s", gpu ? "device MB" : "queue MB");
         std::vector<json> mode_docs;
         for (Mode m : o.modes) {
             // GPU: the timed renders run without per-kernel events (the frame's two events only), which cost the
@@ -309,6 +349,15 @@ json run_bench(const BenchOptions& o) {
             js["modes"].push_back(jm);
         }
         for (const json& jm : mode_docs) {
+            if (!gpu) {  // the CPU's stages: wall clock, no registers or occupancy
+                std::printf("  %s stages (the median render, wall clock):\n    %-18s %8s %10s %7s\n",
+                            jm["mode"].get<std::string>().c_str(), "stage", "launches", "ms", "%frame");
+                for (const json& k : jm["kernels"])
+                    std::printf("    %-18s %8llu %10.3f %6.1f%%\n", k["kernel"].get<std::string>().c_str(),
+                                (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
+                                k["percent_of_frame"].get<double>());
+                continue;
+            }
             std::printf(
                 "  %s kernels (feature set %s; render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s "
                 "%6s "
@@ -357,11 +406,18 @@ json run_bench(const BenchOptions& o) {
                     {"diffuse_ms", d},
                     {"diffuse_grays_per_s", d > 0 ? double(rs.diffuse_rays) / d / 1e6 : 0.0}};
             js["raycast"] = jr;
-            std::printf(
-                "  ray cast only (%u spp): primary %llu rays %.3f ms = %.3f Grays/s; diffuse bounce %llu rays "
-                "%.3f ms = %.3f Grays/s\n",
-                rr.spp, (unsigned long long)rs.primary_rays, p, jr["primary_grays_per_s"].get<double>(),
-                (unsigned long long)rs.diffuse_rays, d, jr["diffuse_grays_per_s"].get<double>());
+            if (gpu)
+                std::printf(
+                    "  ray cast only (%u spp): primary %llu rays %.3f ms = %.3f Grays/s; diffuse bounce %llu rays "
+                    "%.3f ms = %.3f Grays/s\n",
+                    rr.spp, (unsigned long long)rs.primary_rays, p, jr["primary_grays_per_s"].get<double>(),
+                    (unsigned long long)rs.diffuse_rays, d, jr["diffuse_grays_per_s"].get<double>());
+            else  // CPU rates are Mrays/s: in Grays/s they print as 0.000
+                std::printf(
+                    "  ray cast only (%u spp): primary %llu rays %.3f ms = %.2f Mrays/s; diffuse bounce %llu rays "
+                    "%.3f ms = %.2f Mrays/s\n",
+                    rr.spp, (unsigned long long)rs.primary_rays, p, 1e3 * jr["primary_grays_per_s"].get<double>(),
+                    (unsigned long long)rs.diffuse_rays, d, 1e3 * jr["diffuse_grays_per_s"].get<double>());
         }
         scenes.push_back(js);
     }

@@ -27,6 +27,13 @@ std::string kernel_short_name(const std::string& symbol);
 // kernel_resources.txt beside the running executable (written by the build), "" when absent.
 std::string default_resources_path();
 
+// Where `wavepath bench` without scenes looks for the benchmark set, in order: the installed set
+// (<binary>/../share/wavepath/scenes), the source tree the binary was built from, ./scenes.
+std::vector<std::string> bench_scene_dirs();
+// The first of bench_scene_dirs holding the set ("" when none does), and the list in words for the error.
+std::string find_bench_scenes();
+std::string bench_scene_places();
+
 struct BenchOptions {
     std::vector<std::string> scenes;
     std::vector<Mode> modes{Mode::Wavefront, Mode::Megakernel};

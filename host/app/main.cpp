@@ -3,11 +3,17 @@
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
+#include <tuple>
+#include <nlohmann/json.hpp>
 #include "host/app/bench.h"
+#include "host/app/cli_support.h"
 #include "host/app/render_setup.h"
 #include "host/image/image_io.h"
 #include "host/image/image_stats.h"
@@ -51,9 +57,12 @@ public:
             std::fprintf(stderr, "\r%s [%s] %3d%%  %.1f s   ", label_.c_str(), bar, 0, el);
         std::fflush(stderr);
     }
-    ~Progress() {
+    // Clears the line, so that what is printed next starts at its beginning.
+    void finish() {
         if (shown_) std::fprintf(stderr, "\r%*s\r", int(label_.size()) + 50, "");
+        shown_ = false;
     }
+    ~Progress() { finish(); }
 
 private:
     std::string label_;
@@ -69,6 +78,24 @@ std::string count_text(uint64_t n) {
     return std::to_string(n);
 }
 
+// A whole number in [lo, hi], with a message of human size: "--spp: 0 is out of range (1 to 16777216)".
+CLI::Validator whole(uint64_t lo, uint64_t hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& v) -> std::string {
+            const std::string range = "(" + std::to_string(lo) + " to " + std::to_string(hi) + ")";
+            size_t used = 0;
+            unsigned long long x = 0;
+            bool ok = !v.empty() && v[0] != '-' && v[0] != '+';
+            try {
+                if (ok) x = std::stoull(v, &used, 10);
+            } catch (const std::exception&) { ok = false; }
+            if (!ok || used != v.size()) return "'" + v + "' is not a whole number " + range;
+            if (x < lo || x > hi) return v + " is out of range " + range;
+            return "";
+        },
+        "", "whole");
+}
+
 // The options `render` and `bench` share, declared once: the backend, the overrides of the scene's settings and
 // the render options, bound to `s`. Defaults come from the structs (RenderOptions); help texts print them.
 void add_render_options(CLI::App* cmd, RenderSettings& s) {
@@ -76,15 +103,15 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
     RenderOptions& r = s.options;
     cmd->add_option("--backend", s.backend, "gpu, cpu or auto (the GPU when present)")
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
-    cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(CLI::PositiveNumber);
-    cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(CLI::PositiveNumber);
-    cmd->add_option("--height", o.height, "image height (default: the scene's)")->check(CLI::PositiveNumber);
+    cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(whole(1, 1u << 24));
+    cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(whole(1, 32768));
+    cmd->add_option("--height", o.height, "image height (default: the scene's)")->check(whole(1, 32768));
     cmd->add_option("--max-depth", o.max_depth, "longest path, in segments (default: the scene's)")
-        ->check(CLI::PositiveNumber);
+        ->check(whole(1, 1024));
     cmd->add_option("--capacity", r.capacity,
                     "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
                         " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
-        ->check(CLI::PositiveNumber);
+        ->check(whole(1, 1u << 30));
     cmd->add_flag("--sort-materials", r.sort_materials, "wavefront: shade in material order (CUB radix sort)");
     cmd->add_flag(
         "--general-kernels", r.general_kernels,
@@ -92,7 +119,8 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
     cmd->add_option("--drain", r.drain_below,
                     "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
                     "each path to its end (0: never; default " +
-                        std::to_string(RenderOptions::kDefaultDrainBelow) + ")");
+                        std::to_string(RenderOptions::kDefaultDrainBelow) + ")")
+        ->check(whole(0, 0xffffffffu));
     cmd->add_flag("--push-compaction,!--select-compaction", r.push_compaction,
                   "wavefront compaction: shade packs live paths into the next queue by a CUB block scan (default), "
                   "or --select-compaction: CUB DeviceSelect and a gather kernel");
@@ -100,8 +128,9 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
                     "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; "
                     "0: one thread per ray (default " +
                         std::to_string(RenderOptions::kDefaultRefill) + ")")
-        ->check(CLI::Range(0, 32));
-    cmd->add_option("--threads", r.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+        ->check(whole(0, 32));
+    cmd->add_option("--threads", r.threads, "CPU threads (default: all cores)")->check(whole(1, 4096));
+    cmd->add_flag("--strict", s.load.strict, "every warning of a scene importer is an error");
 }
 
 void print_stats(const RenderStats& st, const RenderOptions& opt) {
@@ -144,38 +173,399 @@ void print_stats(const RenderStats& st, const RenderOptions& opt) {
     }
 }
 
+// The command line as one string, for the metadata and the bench's JSON (arguments with spaces quoted).
+std::string command_line(int argc, char** argv) {
+    std::string c;
+    for (int i = 0; i < argc; ++i) {
+        std::string a = argv[i];
+        bool quote = a.empty() || a.find_first_of(" \t'\"{}*?") != std::string::npos;
+        c += (i ? " " : "") + (quote ? "'" + a + "'" : a);
+    }
+    return c;
+}
+
+// The schedule of a render in words, for the EXR metadata.
+std::string schedule_text(Mode m, Backend be, const RenderStats& st, const RenderOptions& opt) {
+    std::string s = mode_name(m);
+    if (m == Mode::Wavefront) {
+        s += ", capacity " + std::to_string(st.capacity) + ", compaction " +
+             (opt.push_compaction ? "by push" : "by select and gather") + ", shading " +
+             (st.sorted ? "sorted" : "unsorted") + ", drain below " + std::to_string(opt.drain_below);
+        if (be == Backend::Gpu) s += ", refill " + std::to_string(opt.refill);
+    } else if (be == Backend::Gpu) {
+        s += ", persistent with path regeneration";
+    }
+    return s;
+}
+
+// One scene of a `render` call: its outputs (named before anything is loaded), the loaded scene, what became of it.
+struct Job {
+    std::string scene;
+    std::string output;               // the image, or (--mode both) the name the two images are derived from
+    std::vector<std::string> images;  // one per schedule
+    std::string compare;              // --mode both: the comparison's JSON
+    std::unique_ptr<LoadedScene> loaded;
+    std::string status = "not run";
+    std::string written;  // what was written, for the summary
+    double seconds = 0.0, msamples_per_s = 0.0;
+    int code = kExitOk;
+};
+
+// A render of this many samples or more gets a cost estimate first (a probe of a few samples).
+uint64_t probe_threshold(Backend be) { return be == Backend::Gpu ? (1ull << 32) : (1ull << 24); }
+
+// Seconds the render would take, from a short probe: the scene at a size of about `probe` samples (1 spp at a
+// reduced resolution, or a few spp at the scene's own), timed by the renderer (upload excluded). 0 if cancelled.
+double estimate_seconds(Backend be, const LoadedScene& ls, Mode m, const RenderOptions& opt) {
+    const RenderParams& rp = ls.params;
+    const uint64_t probe = be == Backend::Gpu ? (1ull << 22) : (1ull << 16);
+    RenderParams pp = rp;
+    if (rp.num_pixels() > probe) {
+        double f = std::sqrt(double(probe) / double(rp.num_pixels()));
+        pp.width = std::max<uint32_t>(1, uint32_t(rp.width * f));
+        pp.height = std::max<uint32_t>(1, uint32_t(rp.height * f));
+        pp.spp = 1;
+    } else {
+        pp.spp = uint32_t(std::max<uint64_t>(1, probe / rp.num_pixels()));
+    }
+    RenderOptions po = opt;
+    po.progress = nullptr;
+    po.queue_stats = false;
+    po.kernel_timing = false;
+    RenderStats st;
+    wp::render(be, ls.data, pp, m, po, &st);
+    if (st.samples == 0 || st.render_ms <= 0) return 0.0;
+    return double(rp.num_pixels()) * rp.spp * (st.render_ms / 1e3) / double(st.samples);
+}
+
+std::string duration_text(double s) {
+    char b[64];
+    if (s < 120)
+        std::snprintf(b, sizeof b, "%.0f seconds", s);
+    else if (s < 7200)
+        std::snprintf(b, sizeof b, "%.0f minutes", s / 60);
+    else if (s < 2 * 86400)
+        std::snprintf(b, sizeof b, "%.1f hours", s / 3600);
+    else
+        std::snprintf(b, sizeof b, "%.1f days", s / 86400);
+    return b;
+}
+
+// Writes the image; if that fails (the disk filled up since the check), the image goes to the current folder or
+// /tmp instead, so that nothing rendered is lost. Returns the path written ("" if none could be).
+std::string write_or_rescue(const std::string& target, const Image& img, const ImageMetadata& meta) {
+    try {
+        write_image(target, img, meta);
+        return target;
+    } catch (const std::exception& e) { std::fprintf(stderr, "error: %s\n", e.what()); }
+    size_t s = target.find_last_of('/');
+    std::string file = with_tag(s == std::string::npos ? target : target.substr(s + 1), "rescued");
+    for (const std::string& alt : {"./" + file, "/tmp/" + file}) {
+        if (!output_problem(alt, image_extensions(), "rescue").empty()) continue;
+        try {
+            write_image(alt, img, meta);
+            std::fprintf(stderr, "error: %s could not be written: the image is saved as %s\n", target.c_str(),
+                         alt.c_str());
+            return alt;
+        } catch (const std::exception&) {}
+    }
+    std::fprintf(stderr, "error: %s could not be written anywhere: the image is lost\n", target.c_str());
+    return "";
+}
+
+// PNG and PFM carry no metadata: an interrupted render's goes to a .json sidecar beside the image.
+void write_sidecar(const std::string& image, const ImageMetadata& meta) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [k, v] : meta) j[k.substr(k.find(':') + 1)] = v;
+    std::ofstream(image + ".json") << j.dump() << "\n";
+}
+
+void print_summary(const std::vector<Job>& jobs) {
+    size_t w = 5, wo = 6;
+    for (const Job& j : jobs) {
+        w = std::max(w, j.scene.size());
+        wo = std::max(wo, j.written.size());
+    }
+    std::printf("\n%-*s  %-14s %9s %11s  %s\n", int(w), "scene", "status", "time s", "Msamples/s", "output");
+    for (const Job& j : jobs)
+        std::printf("%-*s  %-14s %9.2f %11.2f  %s\n", int(w), j.scene.c_str(), j.status.c_str(), j.seconds,
+                    j.msamples_per_s, j.written.empty() ? "-" : j.written.c_str());
+    size_t ok = 0;
+    for (const Job& j : jobs) ok += j.status == "ok";
+    std::printf("%zu of %zu scenes rendered\n", ok, jobs.size());
+}
+
+// `wavepath render`: outputs checked, every scene loaded, then the renders.
+struct RenderCall {
+    std::vector<std::string> scenes;
+    std::string out, output_dir, mode = "auto", command;
+    bool stats = false, keep_going = false, refill_given = false;
+    RenderSettings rs;
+};
+
+int run_render(const RenderCall& c) {
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    const RenderSettings& rs = c.rs;
+    // 1. the outputs, before anything is loaded: named, distinct, writable (probe files)
+    std::vector<Job> jobs(c.scenes.size());
+    std::vector<std::string> problems;
+    if (c.scenes.size() > 1 && !c.out.empty() && c.out.find("{name}") == std::string::npos &&
+        c.out.find("{dir}") == std::string::npos) {
+        std::fprintf(stderr,
+                     "error: -o '%s' names one file for %zu scenes: give a pattern such as -o 'out/{name}.exr', or "
+                     "--output-dir\n",
+                     c.out.c_str(), c.scenes.size());
+        return kExitUsage;
+    }
+    const bool both = c.mode == "both";
+    std::map<std::string, std::string> owner;  // output -> scene
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        Job& j = jobs[i];
+        j.scene = c.scenes[i];
+        j.output = output_for(c.out, c.output_dir, j.scene);
+        if (both) {
+            j.images = {with_tag(j.output, "wavefront"), with_tag(j.output, "megakernel")};
+            j.compare = with_extension(j.output, ".compare.json");
+        } else {
+            j.images = {j.output};
+        }
+        for (const std::string& img : j.images) {
+            if (std::string why = output_problem(img, image_extensions(), "output"); !why.empty())
+                problems.push_back(why);
+            else if (auto [it, fresh] = owner.emplace(img, j.scene); !fresh)
+                problems.push_back("output '" + img + "': both " + it->second + " and " + j.scene +
+                                   " would write it (use -o with {dir}, e.g. -o 'out/{dir}-{name}.exr')");
+        }
+    }
+    if (!problems.empty()) {
+        for (const std::string& p : problems) std::fprintf(stderr, "error: %s\n", p.c_str());
+        return kExitUsage;
+    }
+
+    // 2. the backend
+    std::string dev;
+    const bool have_gpu = gpu_available(&dev);
+    if (rs.backend == "gpu" && !have_gpu) {
+        std::fprintf(stderr, "error: --backend gpu asked for, but no CUDA GPU is present (or the build has no CUDA)\n");
+        return kExitRender;
+    }
+    const Backend be = (rs.backend == "gpu" || (rs.backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
+    if (rs.backend == "auto")
+        std::printf("backend: %s\n", be == Backend::Gpu ? ("gpu (" + dev + ")").c_str() : "cpu (no CUDA GPU found)");
+    if (be == Backend::Cpu && c.refill_given)
+        std::fprintf(stderr, "warning: --refill is an option of the GPU backend: ignored on the CPU\n");
+    std::vector<Mode> modes;
+    if (both)
+        modes = {Mode::Wavefront, Mode::Megakernel};
+    else if (c.mode == "wavefront" || (c.mode == "auto" && be == Backend::Gpu))
+        modes = {Mode::Wavefront};
+    else
+        modes = {Mode::Megakernel};
+
+    // 3. every scene loaded and checked before the first render; the errors reported together
+    size_t load_errors = 0;
+    for (Job& j : jobs) {
+        try {
+            j.loaded = std::make_unique<LoadedScene>(load_render_scene(j.scene, rs.scene, rs.load));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            j.status = "scene error";
+            j.code = kExitInput;
+            ++load_errors;
+        }
+        if (g_cancel) break;
+    }
+    if (load_errors && !c.keep_going) {
+        if (jobs.size() > 1)
+            std::fprintf(stderr, "%zu of %zu scenes failed to load: nothing rendered (--keep-going renders the rest)\n",
+                         load_errors, jobs.size());
+        return kExitInput;
+    }
+
+    // 4. the renders
+    bool interrupted = false;
+    for (Job& j : jobs) {
+        if (!j.loaded || interrupted || g_cancel) continue;
+        const LoadedScene& ls = *j.loaded;
+        const RenderParams& rp = ls.params;
+        RenderOptions opt = rs.options;
+        opt.cancel = &g_cancel;
+        std::vector<Image> images;
+        std::vector<RenderStats> all;
+        bool failed = false;
+        j.status = "ok";
+        for (size_t k = 0; k < modes.size() && !failed; ++k) {
+            const Mode m = modes[k];
+            const std::string& target = j.images[k];
+            try {
+                const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+                if (total >= probe_threshold(be)) {
+                    double est = estimate_seconds(be, ls, m, opt);
+                    if (est > 600.0) {
+                        std::printf(
+                            "estimate: %s is %ux%u at %u spp (%.3g samples), about %s on %s %s (from a short "
+                            "probe); Ctrl-C stops it and writes the image so far\n",
+                            j.scene.c_str(), rp.width, rp.height, rp.spp, double(total), duration_text(est).c_str(),
+                            be == Backend::Gpu ? "gpu" : "cpu", mode_name(m));
+                        std::fflush(stdout);
+                    }
+                }
+                Progress progress(std::string(mode_name(m)));
+                opt.progress = [&](uint64_t d, uint64_t t) { progress(d, t); };
+                auto t0 = std::chrono::steady_clock::now();
+                RenderStats st;
+                Image img = wp::render(be, ls.data, rp, m, opt, &st);
+                double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                progress.finish();
+                char spp_s[64], ms_s[64], wall_s[64];
+                std::snprintf(spp_s, sizeof spp_s, "%.6g", img.spp());
+                std::snprintf(ms_s, sizeof ms_s, "%.3f", st.render_ms);
+                std::snprintf(wall_s, sizeof wall_s, "%.3f", s);
+                ImageMetadata meta = {{"wavepath:scene", j.scene},
+                                      {"wavepath:spp", spp_s},
+                                      {"wavepath:samples", std::to_string(img.samples)},
+                                      {"wavepath:seed", std::to_string(rp.seed)},
+                                      {"wavepath:max_depth", std::to_string(rp.max_depth)},
+                                      {"wavepath:mode", mode_name(m)},
+                                      {"wavepath:interrupted", img.interrupted ? "true" : "false"},
+                                      {"wavepath:backend", be == Backend::Gpu ? "gpu" : "cpu"},
+                                      {"wavepath:device", st.device},
+                                      {"wavepath:schedule", schedule_text(m, be, st, opt)},
+                                      {"wavepath:render_ms", ms_s},
+                                      {"wavepath:wall_s", wall_s},
+                                      {"wavepath:version", version_short()},
+                                      {"wavepath:command", c.command}};
+                std::string written = write_or_rescue(target, img, meta);
+                if (written.empty() || written != target) {
+                    j.status = "write error";
+                    j.code = kExitUsage;
+                    failed = true;
+                }
+                if (!written.empty() && img.interrupted && extension_of(written) != ".exr")
+                    write_sidecar(written, meta);
+                j.written += (j.written.empty() ? "" : ", ") + (written.empty() ? "(lost)" : written);
+                j.seconds += s;
+                j.msamples_per_s = st.msamples_per_s();
+                std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
+                            j.scene.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu",
+                            mode_name(m), written.empty() ? "(not written)" : written.c_str(), s, st.msamples_per_s(),
+                            st.render_ms, st.device.c_str());
+                if (img.nonfinite)
+                    std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
+                                img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
+                if (c.stats || modes.size() > 1) print_stats(st, opt);
+                if (img.interrupted) {
+                    std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%llu of %llu samples)\n",
+                                 int(g_signal), written.c_str(), img.spp(), (unsigned long long)img.samples,
+                                 (unsigned long long)total);
+                    j.status = "interrupted";
+                    interrupted = true;
+                    break;
+                }
+                images.push_back(std::move(img));
+                all.push_back(std::move(st));
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "error: %s: %s render failed: %s\n", j.scene.c_str(), mode_name(m), e.what());
+                j.status = "render error";
+                j.code = kExitRender;
+                failed = true;
+            }
+        }
+        if (images.size() == 2) {
+            ImageDiff d = compare_images(images[0], images[1]);
+            const double ratio = all[1].render_ms / all[0].render_ms;
+            std::printf("wavefront vs megakernel: speed ratio %.2fx (megakernel ms / wavefront ms)\n", ratio);
+            std::printf("  images: %.2f%% of pixels bit-identical, RMSE %.3g, max |diff| %.3g\n", 100 * d.identical,
+                        d.rmse, d.max_abs);
+            std::printf("  means R/G/B: wavefront %.5f %.5f %.5f, megakernel %.5f %.5f %.5f\n", d.mean_a[0],
+                        d.mean_a[1], d.mean_a[2], d.mean_b[0], d.mean_b[1], d.mean_b[2]);
+            std::printf(
+                "  per 16x16 tile and channel, z = diff / sqrt(var_a/n + var_b/n) over the tile's pixels: "
+                "mean z^2 %.3f, max |z| %.2f over %zu tiles (conservative: image structure adds to var)\n",
+                d.z2_mean, d.z_max, d.tiles);
+            nlohmann::json cj{{"scene", j.scene},
+                              {"backend", be == Backend::Gpu ? "gpu" : "cpu"},
+                              {"device", all[0].device},
+                              {"width", rp.width},
+                              {"height", rp.height},
+                              {"spp", rp.spp},
+                              {"images", {{"wavefront", j.images[0]}, {"megakernel", j.images[1]}}},
+                              {"render_ms", {{"wavefront", all[0].render_ms}, {"megakernel", all[1].render_ms}}},
+                              {"speed_ratio_megakernel_over_wavefront", ratio},
+                              {"identical_pixels", d.identical},
+                              {"rmse", d.rmse},
+                              {"max_abs_diff", d.max_abs},
+                              {"mean_rgb",
+                               {{"wavefront", {d.mean_a[0], d.mean_a[1], d.mean_a[2]}},
+                                {"megakernel", {d.mean_b[0], d.mean_b[1], d.mean_b[2]}}}},
+                              {"tile_z2_mean", d.z2_mean},
+                              {"tile_z_max", d.z_max},
+                              {"tiles", d.tiles},
+                              {"command", c.command},
+                              {"version", version_short()}};
+            std::ofstream f(j.compare);
+            f << cj.dump(2) << "\n";
+            if (f) {
+                std::printf("  comparison -> %s\n", j.compare.c_str());
+                j.written += ", " + j.compare;
+            } else {
+                std::fprintf(stderr, "error: cannot write %s\n", j.compare.c_str());
+                j.status = "write error";
+                j.code = kExitUsage;
+                failed = true;
+            }
+        }
+        j.loaded.reset();  // the scene's memory back before the next
+        if (failed && !c.keep_going) break;
+    }
+    if (jobs.size() > 1) print_summary(jobs);
+    if (interrupted || g_cancel) return 128 + int(g_signal ? g_signal : SIGINT);
+    for (const Job& j : jobs)
+        if (j.code != kExitOk) return j.code;
+    for (const Job& j : jobs)
+        if (j.status != "ok") return kExitRender;  // not run after a failure
+    return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"wavepath: a wavefront GPU path tracer"};
     app.require_subcommand(1);
-    auto* render = app.add_subcommand("render", "render JSON scenes to images");
-    std::vector<std::string> scenes;
-    std::string out;
-    std::string mode = "auto";
-    bool stats = false;
-    RenderSettings rs;
-    render->add_option("scenes", scenes, "scene files (JSON)")->required();
-    render->add_option("-o,--output", out, "output image (.exr, .png, .pfm); default: scene name + .exr");
-    add_render_options(render, rs);
-    render->add_option("--seed", rs.scene.seed, "random seed");
-    render->add_option("--mode", mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
+    app.set_version_flag(
+        "--version", [] { return version_text(); },
+        "the version, git commit, CUDA architectures "
+        "and the GPU found");
+    auto* render = app.add_subcommand("render", "render scenes to images");
+    RenderCall rc;
+    rc.command = command_line(argc, argv);
+    render->add_option("scenes", rc.scenes, "scene files (.json: native or Tungsten; .gltf, .glb)")->required();
+    render->add_option("-o,--output", rc.out,
+                       "output image (.exr, .png, .pfm); with several scenes a pattern: {name} is the scene's file "
+                       "name without extension, {dir} its folder's name (default: {name}.exr in the current folder)");
+    render->add_option("--output-dir", rc.output_dir, "folder for the outputs (an existing one)");
+    render->add_flag("--keep-going", rc.keep_going, "with several scenes: when one fails, render the rest");
+    add_render_options(render, rc.rs);
+    render->add_option("--seed", rc.rs.scene.seed, "random seed")->check(whole(0, 0xffffffffu));
+    render->add_option("--mode", rc.mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
-    render->add_flag("--stats", stats, "print the per-kernel table and queue sizes");
+    render->add_flag("--stats", rc.stats, "print the per-kernel table and queue sizes");
     auto* bench = app.add_subcommand("bench", "time scenes in both schedules: per-kernel table, JSON, SVG plot");
     BenchOptions bo;
     std::string bench_modes = "wavefront,megakernel";
     bench->add_option("scenes", bo.scenes,
-                      "scene files (default: the benchmark set scenes/{cornell-box,rtiow,sponza,dragon,helmet}.json)");
+                      "scene files (default: the benchmark set {cornell-box,rtiow,sponza,dragon,helmet}.json, "
+                      "installed or in the source tree)");
     add_render_options(bench, bo.settings);
     bench->add_option("--modes", bench_modes, "comma-separated schedules: wavefront,megakernel");
     bench->add_option("--repeat", bo.repeat, "timed renders per mode (the median is reported)")
-        ->check(CLI::PositiveNumber);
-    bench->add_option("--warmup", bo.warmup, "untimed renders per mode first");
-    bench->add_option("--json", bo.json_path, "write the results as JSON");
-    bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG");
+        ->check(whole(1, 1000000));
+    bench->add_option("--warmup", bo.warmup, "untimed renders per mode first")->check(whole(0, 1000000));
+    bench->add_option("--json", bo.json_path, "write the results as JSON (.json)");
+    bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG (.svg)");
     bench->add_option("--raycast-spp", bo.raycast_spp, "camera rays per pixel of the ray-cast-only pass")
-        ->check(CLI::PositiveNumber);
+        ->check(whole(1, 1u << 24));
     bool no_raycast = false;
     bench->add_flag("--no-raycast", no_raycast, "skip the ray-cast-only traversal pass");
     bench->add_option("--resources", bo.resources_path,
@@ -184,139 +574,70 @@ int main(int argc, char** argv) {
     bench->add_flag("--no-queue-stats", no_qs, "wavefront: no per-depth path and shadow-ray counts (queue fill)");
     bool no_kt = false;
     bench->add_flag("--no-kernel-timing", no_kt, "GPU: no per-kernel events (frame time only)");
-    CLI11_PARSE(app, argc, argv);
-    if (bench->parsed()) {
-        for (int i = 0; i < argc; ++i) bo.command += (i ? " " : "") + std::string(argv[i]);
-        bo.raycast = !no_raycast;
-        bo.settings.options.kernel_timing = !no_kt;
-        bo.settings.options.queue_stats = !no_qs;
-        bo.modes.clear();
-        std::stringstream ms(bench_modes);
-        for (std::string m; std::getline(ms, m, ',');) {
-            if (m == "wavefront")
-                bo.modes.push_back(Mode::Wavefront);
-            else if (m == "megakernel")
-                bo.modes.push_back(Mode::Megakernel);
-            else {
-                std::fprintf(stderr, "error: --modes: unknown schedule '%s' (wavefront, megakernel)\n", m.c_str());
-                return 1;
-            }
-        }
-        if (bo.modes.empty()) {
-            std::fprintf(stderr, "error: --modes: no schedule given\n");
-            return 1;
-        }
-        if (bo.scenes.empty())
-            bo.scenes = {"scenes/cornell-box.json", "scenes/rtiow.json", "scenes/sponza.json", "scenes/dragon.json",
-                         "scenes/helmet.json"};
-        try {
-            run_bench(bo);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "error: %s\n", e.what());
-            return 1;
-        }
-        return 0;
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // help and --version exit 0; every usage error exits 2 (CLI11's own codes are 100 and up)
+        return app.exit(e) == 0 ? kExitOk : kExitUsage;
     }
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-    const std::string& backend = rs.backend;
-
+    if (render->parsed()) {
+        rc.refill_given = render->count("--refill") > 0;
+        return run_render(rc);
+    }
+    bo.command = rc.command;
+    bo.raycast = !no_raycast;
+    bo.settings.options.kernel_timing = !no_kt;
+    bo.settings.options.queue_stats = !no_qs;
+    bo.modes.clear();
+    std::stringstream ms(bench_modes);
+    for (std::string m; std::getline(ms, m, ',');) {
+        if (m == "wavefront")
+            bo.modes.push_back(Mode::Wavefront);
+        else if (m == "megakernel")
+            bo.modes.push_back(Mode::Megakernel);
+        else {
+            std::fprintf(stderr, "error: --modes: unknown schedule '%s' (wavefront, megakernel)\n", m.c_str());
+            return kExitUsage;
+        }
+    }
+    if (bo.modes.empty()) {
+        std::fprintf(stderr, "error: --modes: no schedule given\n");
+        return kExitUsage;
+    }
+    // the outputs before any work
+    int bad = 0;
+    for (const auto& [path, ext, what] :
+         {std::make_tuple(bo.json_path, ".json", "--json"), std::make_tuple(bo.plot_path, ".svg", "--plot")})
+        if (!path.empty())
+            if (std::string why = output_problem(path, {ext}, what); !why.empty()) {
+                std::fprintf(stderr, "error: %s\n", why.c_str());
+                ++bad;
+            }
+    if (bad) return kExitUsage;
+    if (bo.scenes.empty()) {
+        std::string dir = find_bench_scenes();
+        if (dir.empty()) {
+            std::fprintf(stderr, "error: no scenes given and no benchmark set found (%s)\n",
+                         bench_scene_places().c_str());
+            return kExitInput;
+        }
+        for (const char* s : {"cornell-box", "rtiow", "sponza", "dragon", "helmet"})
+            bo.scenes.push_back(dir + "/" + s + ".json");
+    }
     std::string dev;
-    bool have_gpu = gpu_available(&dev);
-    if (backend == "gpu" && !have_gpu) {
-        std::fprintf(stderr,
-                     "wavepath: --backend gpu asked for, but no CUDA GPU is present (or the build has no CUDA)\n");
-        return 1;
+    const bool cpu = bo.settings.backend == "cpu" || (bo.settings.backend == "auto" && !gpu_available(&dev));
+    if (cpu)
+        for (const char* flag : {"--refill", "--no-kernel-timing"})
+            if (bench->count(flag) > 0)
+                std::fprintf(stderr, "warning: %s is an option of the GPU backend: ignored on the CPU\n", flag);
+    try {
+        run_bench(bo);
+    } catch (const SceneError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitInput;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitRender;
     }
-    Backend be = (backend == "gpu" || (backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
-    if (backend == "auto")
-        std::printf("backend: %s\n", be == Backend::Gpu ? ("gpu (" + dev + ")").c_str() : "cpu (no CUDA GPU found)");
-    std::vector<Mode> modes;
-    if (mode == "both")
-        modes = {Mode::Wavefront, Mode::Megakernel};
-    else if (mode == "wavefront" || (mode == "auto" && be == Backend::Gpu))
-        modes = {Mode::Wavefront};
-    else
-        modes = {Mode::Megakernel};
-    if (scenes.size() > 1 && !out.empty()) {
-        std::fprintf(stderr, "wavepath: -o names one file; with several scenes leave it out\n");
-        return 1;
-    }
-    for (const std::string& path : scenes) {
-        try {
-            LoadedScene ls = load_render_scene(path, rs.scene);
-            const RenderParams& rp = ls.params;
-            std::string target = out;
-            if (target.empty()) {
-                size_t d = path.find_last_of('.');
-                target = (d == std::string::npos ? path : path.substr(0, d)) + ".exr";
-            }
-            RenderOptions opt = rs.options;
-            opt.cancel = &g_cancel;
-            std::vector<Image> images;
-            std::vector<RenderStats> all;
-            for (Mode m : modes) {
-                Progress progress(std::string(mode_name(m)));
-                opt.progress = [&](uint64_t d, uint64_t t) { progress(d, t); };
-                auto t0 = std::chrono::steady_clock::now();
-                RenderStats st;
-                Image img = wp::render(be, ls.data, rp, m, opt, &st);
-                double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                // the first mode's image is the one written (both modes render the same estimator)
-                std::string written = images.empty() ? target : std::string("(not written)");
-                if (images.empty()) {
-                    char spp_s[64];
-                    std::snprintf(spp_s, sizeof spp_s, "%.6g", img.spp());
-                    ImageMetadata meta = {{"wavepath:scene", path},
-                                          {"wavepath:spp", spp_s},
-                                          {"wavepath:samples", std::to_string(img.samples)},
-                                          {"wavepath:seed", std::to_string(rp.seed)},
-                                          {"wavepath:max_depth", std::to_string(rp.max_depth)},
-                                          {"wavepath:mode", mode_name(m)},
-                                          {"wavepath:interrupted", img.interrupted ? "true" : "false"}};
-                    write_image(target, img, meta);
-                    if (img.interrupted && target.size() > 4 && target.substr(target.size() - 4) != ".exr") {
-                        std::ofstream side(target + ".json");  // PNG and PFM carry no metadata: a sidecar
-                        side << "{";
-                        for (size_t k = 0; k < meta.size(); ++k)
-                            side << (k ? ", " : "") << "\"" << meta[k].first.substr(9) << "\": \"" << meta[k].second
-                                 << "\"";
-                        side << "}\n";
-                    }
-                }
-                std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
-                            path.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu", mode_name(m),
-                            written.c_str(), s, st.msamples_per_s(), st.render_ms, st.device.c_str());
-                if (img.nonfinite)
-                    std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
-                                img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
-                if (stats || modes.size() > 1) print_stats(st, opt);
-                if (img.interrupted) {
-                    std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%llu of %llu samples)\n",
-                                 int(g_signal), written.c_str(), img.spp(), (unsigned long long)img.samples,
-                                 (unsigned long long)rp.num_pixels() * rp.spp);
-                    return 128 + int(g_signal ? g_signal : SIGINT);
-                }
-                images.push_back(std::move(img));
-                all.push_back(std::move(st));
-            }
-            if (modes.size() == 2) {
-                ImageDiff d = compare_images(images[0], images[1]);
-                std::printf("wavefront vs megakernel: speed ratio %.2fx (megakernel ms / wavefront ms)\n",
-                            all[1].render_ms / all[0].render_ms);
-                std::printf("  images: %.2f%% of pixels bit-identical, RMSE %.3g, max |diff| %.3g\n", 100 * d.identical,
-                            d.rmse, d.max_abs);
-                std::printf("  means R/G/B: wavefront %.5f %.5f %.5f, megakernel %.5f %.5f %.5f\n", d.mean_a[0],
-                            d.mean_a[1], d.mean_a[2], d.mean_b[0], d.mean_b[1], d.mean_b[2]);
-                std::printf(
-                    "  per 16x16 tile and channel, z = diff / sqrt(var_a/n + var_b/n) over the tile's pixels: "
-                    "mean z^2 %.3f, max |z| %.2f over %zu tiles (conservative: image structure adds to var)\n",
-                    d.z2_mean, d.z_max, d.tiles);
-            }
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "error: %s\n", e.what());
-            return 1;
-        }
-    }
-    return 0;
+    return kExitOk;
 }

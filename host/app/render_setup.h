@@ -21,6 +21,7 @@ struct SceneOverrides {
 struct RenderSettings {
     std::string backend = "auto";  // gpu, cpu, auto (the GPU when present)
     SceneOverrides scene;
+    LoadOptions load;       // strict: every importer warning is an error (--strict)
     RenderOptions options;  // threads, capacity, sort_materials, drain_below, push_compaction, refill, ...
 };
 
@@ -38,8 +39,8 @@ inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result
 // checked against the render limits. Throws SceneError naming the file: "<path>: max_depth 5000 out of range
 // (1 to 1024)".
-inline LoadedScene load_render_scene(const std::string& path, const SceneOverrides& o) {
-    LoadedScene ls = load_scene_json(path);
+inline LoadedScene load_render_scene(const std::string& path, const SceneOverrides& o, const LoadOptions& lo = {}) {
+    LoadedScene ls = load_scene_json(path, lo);
     apply_overrides(ls, o);
     if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
     return ls;

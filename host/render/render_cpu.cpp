@@ -37,6 +37,28 @@ void parallel_for(uint64_t n, unsigned threads, F&& f, uint64_t chunk = 256) {
     for (auto& th : pool) th.join();
 }
 
+// f(i) for a prefix [0, done) of [0, n), as parallel_for, but no chunk is taken once *cancel is true: returns done
+// (n when not cancelled). Every chunk handed out is finished, and chunks are handed out in order, so the items
+// done are exactly a prefix: an interrupted render's image holds exactly the samples [0, done).
+template <class F>
+uint64_t parallel_prefix(uint64_t n, unsigned threads, const std::atomic<bool>* cancel, F&& f, uint64_t chunk = 256) {
+    if (n == 0) return 0;
+    std::atomic<uint64_t> next{0};
+    auto worker = [&] {
+        while (!(cancel && cancel->load(std::memory_order_relaxed))) {
+            uint64_t b = next.fetch_add(chunk);
+            if (b >= n) return;
+            for (uint64_t i = b, e = std::min(n, b + chunk); i < e; ++i) f(i);
+        }
+    };
+    unsigned t = unsigned(std::min<uint64_t>(threads, (n + chunk - 1) / chunk));
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    return std::min(n, next.load());
+}
+
 struct HostFilm {
     std::vector<unsigned long long> sum;
     unsigned long long bad = 0;
@@ -107,21 +129,21 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
     FilmView fv = film.view();
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     std::atomic<uint64_t> ext{0}, shadow{0};
-    // batches of one sample per pixel so that progress can be reported between them
-    const uint64_t batch = std::max<uint64_t>(rp.num_pixels(), 1);
+    // batches of at most one sample per pixel (and at most 2^20 samples, so that progress comes often at any
+    // resolution); the cancel flag is read before every chunk of 256 paths, and the samples done stay a prefix
+    const uint64_t batch = std::max<uint64_t>(std::min<uint64_t>(rp.num_pixels(), 1u << 20), 1);
     StageTimer timer(st.kernels);
     uint64_t done = 0;
     for (uint64_t b = 0; b < total && !(opt.cancel && *opt.cancel); b += batch) {
         uint64_t e = std::min(total, b + batch);
-        done = e;
         timer.run("megakernel", [&] {
-            parallel_for(e - b, threads, [&](uint64_t i) {
-                uint64_t r = trace_path(s, rp, fv, b + i);
-                ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
-                shadow.fetch_add(r >> 32, std::memory_order_relaxed);
-            });
+            done = b + parallel_prefix(e - b, threads, opt.cancel, [&](uint64_t i) {
+                       uint64_t r = trace_path(s, rp, fv, b + i);
+                       ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
+                       shadow.fetch_add(r >> 32, std::memory_order_relaxed);
+                   });
         });
-        if (opt.progress) opt.progress(e, total);
+        if (opt.progress) opt.progress(done, total);
     }
     st.extension_rays = ext;
     st.shadow_rays = shadow;

@@ -74,22 +74,29 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 // "unknown key 'albdo' (did you mean 'albedo'?)", or the list of the keys allowed there.
 std::string unknown_key(const std::string& key, const std::set<std::string>& allowed) {
-    std::string best;
-    size_t bd = ~size_t(0);
-    for (const std::string& a : allowed) {
-        size_t d = edit_distance(key, a);
-        if (d < bd) {
-            bd = d;
-            best = a;
-        }
-    }
-    if (!best.empty() && bd <= std::max<size_t>(2, best.size() / 3))
-        return "unknown key '" + key + "' (did you mean '" + best + "'?)";
+    std::string best = nearest_name(key, std::vector<std::string>(allowed.begin(), allowed.end()));
+    if (!best.empty()) return "unknown key '" + key + "' (did you mean '" + best + "'?)";
     std::string list;
     for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
     return "unknown key '" + key + "' (expected one of: " + list + ")";
 }
 
+}  // namespace
+
+std::string nearest_name(const std::string& s, const std::vector<std::string>& names) {
+    std::string best;
+    size_t bd = ~size_t(0);
+    for (const std::string& a : names) {
+        size_t d = edit_distance(s, a);
+        if (d < bd) {
+            bd = d;
+            best = a;
+        }
+    }
+    return !best.empty() && bd <= std::max<size_t>(2, best.size() / 3) ? best : std::string();
+}
+
+namespace {
 struct Ctx {
     std::string file;
     // Files named by the scene must be regular files (a directory, a FIFO or /dev/zero would hang or confuse
@@ -163,9 +170,39 @@ static bool ends_with(const std::string& s, const char* suffix) {
     return true;
 }
 
-LoadedScene load_scene_json(const std::string& path) {
+namespace {
+LoadedScene load_native_json(const std::string& path, const LoadOptions& opt);
+LoadedScene load_gltf_format(const std::string& path, const LoadOptions&) { return load_gltf_scene(path); }
+}  // namespace
+
+const std::vector<SceneFormat>& scene_formats() {
+    static const std::vector<SceneFormat> formats{
+        {".json", "native or Tungsten JSON (told apart by \"primitives\")", load_native_json},
+        {".gltf", "glTF 2.0", load_gltf_format},
+        {".glb", "glTF 2.0, binary", load_gltf_format},
+    };
+    return formats;
+}
+
+LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
+    std::string list;
+    for (const SceneFormat& f : scene_formats()) {
+        if (ends_with(path, f.extension)) {
+            LoadedScene ls = f.load(path, opt);
+            // --strict: a warning of any loader (the Tungsten loader's fail where they arise) is an error
+            if (opt.strict && !ls.warnings.empty()) throw SceneError(ls.warnings.front() + " (an error with --strict)");
+            return ls;
+        }
+        list += (list.empty() ? "" : ", ") + std::string(f.extension);
+    }
+    size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
+    std::string ext = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : path.substr(dot);
+    throw SceneError(path + ": unsupported scene format '" + ext + "' (supported: " + list + ")");
+}
+
+namespace {
+LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
     Ctx c{path};
-    if (ends_with(path, ".gltf") || ends_with(path, ".glb")) return load_gltf_scene(path);
     std::ifstream f(path);
     if (!f) throw SceneError(path + ": cannot open scene file");
     json root;
@@ -176,7 +213,7 @@ LoadedScene load_scene_json(const std::string& path) {
     } catch (const json::exception& e) {  // e.g. a number too large for a double (1e999)
         throw SceneError(path + ": JSON error: " + e.what());
     }
-    if (is_tungsten_scene(root)) return load_tungsten_scene(path, root);
+    if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict);
     c.keys(root, "", {"render", "camera", "materials", "objects", "background", "environment"});
     LoadedScene ls;
     RenderParams& rp = ls.params;
@@ -450,8 +487,10 @@ LoadedScene load_scene_json(const std::string& path) {
             ls.warnings.push_back(path + ": /materials/" + pointer_escape(kv.first) +
                                   ": defined but not used by any object");
     ls.data = b.build();
-    for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
+    if (!opt.strict)  // with --strict the first becomes the error
+        for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
     return ls;
 }
+}  // namespace
 
 }  // namespace wp

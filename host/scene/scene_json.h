@@ -17,10 +17,28 @@ struct LoadedScene {
     std::vector<std::string> warnings;  // non-fatal problems (e.g. tinyobjloader's), also printed to stderr
 };
 
-// Any scene format, by name and content: native JSON, Tungsten JSON, glTF. Checks the file against its format;
-// the limits on the render settings are checked where a render starts (host/render/render_limits.h), after the
-// command line's overrides.
-LoadedScene load_scene_json(const std::string& path);
+// How a scene is read. strict: every warning is an error (`--strict`).
+struct LoadOptions {
+    bool strict = false;
+};
+
+// The scene formats, by the file's extension: the loader's dispatch, and the list an unsupported extension's
+// message gives ("unsupported scene format '.pbrt' (supported: .json, .gltf, .glb)"). A new format is one row.
+struct SceneFormat {
+    const char* extension;  // lower case, with the dot
+    const char* what;       // for the documentation: "native or Tungsten JSON"
+    LoadedScene (*load)(const std::string& path, const LoadOptions& opt);
+};
+const std::vector<SceneFormat>& scene_formats();
+
+// Any scene format, by extension (scene_formats) and content: native JSON, Tungsten JSON, glTF. Checks the file
+// against its format; the limits on the render settings are checked where a render starts
+// (host/render/render_limits.h), after the command line's overrides.
+LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt = {});
+
+// The name of `names` nearest to `s` (edit distance, case-insensitive) when it is near enough to be a misspelling
+// of it, else "". For "did you mean" messages.
+std::string nearest_name(const std::string& s, const std::vector<std::string>& names);
 
 // Complex IOR of a named conductor ("Cu", "Au", "Ag", "Al"); false for an unknown name.
 bool conductor_preset(const std::string& name, vec3& eta, vec3& k);

@@ -10,6 +10,7 @@
 //  - textures: Tungsten's v runs upward (row 0 of an image is v = 1); ours runs downward, so v -> 1 - v.
 #include "host/scene/scene_tungsten.h"
 #include "host/image/image_load.h"
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -195,6 +196,47 @@ ObjMesh wo3_soup(const Wo3& m, const mat4& M, bool use_normals, const std::strin
 
 ObjMesh load_wo3(const std::string& path, const mat4& M) { return wo3_soup(read_wo3(path), M, true, path); }
 
+const std::vector<std::string>& tungsten_types(const std::string& kind) {
+    static const std::vector<std::string> bsdf{"lambert",
+                                               "phong",
+                                               "mixed",
+                                               "dielectric",
+                                               "conductor",
+                                               "mirror",
+                                               "rough_conductor",
+                                               "rough_dielectric",
+                                               "smooth_coat",
+                                               "null",
+                                               "forward",
+                                               "thinsheet",
+                                               "oren_nayar",
+                                               "plastic",
+                                               "rough_plastic",
+                                               "rough_coat",
+                                               "transparency",
+                                               "lambertian_fiber",
+                                               "rough_wire",
+                                               "hair",
+                                               "diffuse_transmission"};
+    static const std::vector<std::string> primitive{
+        "mesh",         "cube",      "sphere",          "quad",
+        "disk",         "curves",    "point",           "skydome",
+        "cylinder",     "instances", "infinite_sphere", "infinite_sphere_cap",
+        "minecraft_map"};
+    static const std::vector<std::string> texture{"bitmap", "constant", "checker", "disk", "blade", "ies"};
+    static const std::vector<std::string> camera{"pinhole", "thinlens", "equirectangular", "cubemap"};
+    static const std::vector<std::string> integrator{
+        "path_tracer", "light_tracer",    "photon_map",         "progressive_photon_map", "bidirectional_path_tracer",
+        "kelemen_mlt", "multiplexed_mlt", "reversible_jump_mlt"};
+    static const std::vector<std::string> none;
+    if (kind == "bsdf") return bsdf;
+    if (kind == "primitive") return primitive;
+    if (kind == "texture") return texture;
+    if (kind == "camera") return camera;
+    if (kind == "integrator") return integrator;
+    return none;
+}
+
 // ------------------------------------------------------------------------------------------------ JSON helpers
 namespace {
 using json = nlohmann::json;
@@ -217,11 +259,22 @@ std::string at(const std::string& ptr, size_t i) { return ptr + "/" + std::to_st
 struct TCtx {
     std::string file;
     std::vector<std::string>* warnings = nullptr;
+    bool strict = false;  // --strict: a warning is an error
     [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
         throw SceneError(file + ": " + (ptr.empty() ? "/" : ptr) + ": " + what);
     }
     void warn(const std::string& ptr, const std::string& what) const {
+        if (strict) fail(ptr, what + " (an error with --strict)");
         if (warnings) warnings->push_back(file + ": " + (ptr.empty() ? "/" : ptr) + ": " + what);
+    }
+    // A type name must be one of Tungsten's (supported here or not): anything else is an error, with the nearest.
+    void tungsten_type(const std::string& kind, const std::string& t, const std::string& ptr) const {
+        const std::vector<std::string>& names = tungsten_types(kind);
+        if (std::find(names.begin(), names.end(), t) != names.end()) return;
+        std::string near = nearest_name(t, names), list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        fail(ptr, "unknown " + kind + " type '" + t + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                      "; Tungsten's " + kind + " types: " + list);
     }
     void object(const json& j, const std::string& ptr) const {
         if (!j.is_object()) fail(ptr, "expected an object");
@@ -263,8 +316,12 @@ struct TCtx {
     void unknown_keys(const json& o, const std::string& ptr, const std::set<std::string>& known,
                       const std::string& what) const {
         for (auto it = o.begin(); it != o.end(); ++it)
-            if (!known.count(it.key()))
-                warn(at(ptr, it.key()), "unsupported " + what + " key '" + it.key() + "' ignored");
+            if (!known.count(it.key())) {
+                std::string near = nearest_name(it.key(), std::vector<std::string>(known.begin(), known.end()));
+                warn(at(ptr, it.key()), "unknown " + what + " key '" + it.key() + "'" +
+                                            (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                                            (strict ? "" : ": ignored"));
+            }
     }
 };
 
@@ -424,6 +481,7 @@ struct Loader {
             file = j.get<std::string>();
         } else if (j.is_object()) {
             std::string type = c.str(j, "type", ptr, "bitmap");
+            c.tungsten_type("texture", type, at(ptr, "type"));
             if (type == "constant") {
                 c.unknown_keys(j, ptr, {"type", "value"}, "texture");
                 t.value = t.avg = c.v3(j, "value", ptr, vec3(1.0f));
@@ -510,6 +568,7 @@ struct Loader {
         c.object(m, p);
         if (!m.contains("type") || !m["type"].is_string()) c.fail(at(p, "type"), "missing or not a string");
         std::string t = m["type"];
+        c.tungsten_type("bsdf", t, at(p, "type"));
         std::set<std::string> common{"name", "type", "albedo", "bump"};
         if (m.contains("bump")) c.warn(at(p, "bump"), "bump maps not supported: ignored");
         auto known = [&](std::initializer_list<const char*> extra) {
@@ -728,6 +787,7 @@ struct Loader {
         c.object(o, p);
         if (!o.contains("type") || !o["type"].is_string()) c.fail(at(p, "type"), "missing or not a string");
         std::string t = o["type"];
+        c.tungsten_type("primitive", t, at(p, "type"));
         std::set<std::string> known{"name", "type", "transform", "bsdf", "emission", "power"};
         mat4 M = o.contains("transform") ? transform_impl(c, o["transform"], at(p, "transform")) : mat4(1.0f);
         for (const char* k : {"bump", "bump_strength"})
@@ -893,6 +953,7 @@ struct Loader {
         const std::string p = "/camera";
         c.object(cam, p);
         std::string type = c.str(cam, "type", p, "pinhole");
+        c.tungsten_type("camera", type, at(p, "type"));
         std::set<std::string> known{"type", "resolution", "fov", "transform", "tonemap", "reconstruction_filter",
                                     "name"};
         if (type == "thinlens") known.insert({"aperture_size", "focus_distance"});
@@ -963,6 +1024,7 @@ struct Loader {
         const json& in = root["integrator"];
         c.object(in, p);
         std::string type = c.str(in, "type", p, "path_tracer");
+        c.tungsten_type("integrator", type, at(p, "type"));
         if (type != "path_tracer")
             c.warn(at(p, "type"), "integrator '" + type +
                                       "' not supported: rendered with the path tracer (its own "
@@ -1058,10 +1120,11 @@ struct Loader {
 };
 }  // namespace
 
-LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root) {
+LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root, bool strict) {
     Loader L;
     L.c.file = path;
     L.c.warnings = &L.ls.warnings;
+    L.c.strict = strict;
     size_t slash = path.find_last_of('/');
     L.dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
     return L.run(root);

@@ -2,6 +2,7 @@
 // of Bitterli's benchmark scenes, and Tungsten's .wo3 binary meshes.
 #pragma once
 #include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include "host/scene/mesh_obj.h"
 #include "host/scene/scene_json.h"
@@ -12,8 +13,15 @@ namespace wp {
 inline bool is_tungsten_scene(const nlohmann::json& root) { return root.is_object() && root.contains("primitives"); }
 
 // Builds the scene from an already parsed Tungsten root. Errors (SceneError) name the file, the JSON pointer and
-// the problem; anything unsupported is named in a warning in LoadedScene::warnings.
-LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root);
+// the problem: among them a type name outside Tungsten's vocabulary ("unknown primitive type 'teapot'"). A key
+// Tungsten does not know is a warning with the nearest known key ("unknown bsdf key 'albdo' (did you mean
+// 'albedo'?)"), and so is a Tungsten feature not supported here; all in LoadedScene::warnings. strict: every
+// warning is an error instead.
+LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root, bool strict = false);
+
+// Tungsten's type names (its factories: BsdfFactory, PrimitiveFactory, TextureFactory, CameraFactory,
+// IntegratorFactory), supported here or not. kind: "bsdf", "primitive", "texture", "camera", "integrator".
+const std::vector<std::string>& tungsten_types(const std::string& kind);
 
 // A Tungsten .wo3 mesh (layout in ../shared/scenes/README.md) under transform M, as a triangle soup (the
 // per-triangle material index of the file is kept in ObjMesh::material). Throws MeshError.

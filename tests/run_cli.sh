@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# The command line end to end, one case per behaviour of issue 21 (each a CTest of its own, cli_<case>):
+#   tests/run_cli.sh CASE path/to/wavepath SOURCE_DIR BUILD_DIR
+# Every case works in a fresh folder under BUILD_DIR/cli-tests/CASE (the current folder of the commands) and
+# prints what it checked; it exits 1 on the first failed check.
+set -u
+CASE=$1 WP=$(realpath "$2") SRC=$(realpath "$3") BUILD=$(realpath "$4")
+S=$SRC/scenes
+T=$BUILD/cli-tests/$CASE
+rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+FAST=(--backend cpu --width 16 --height 16 --spp 2)
+fail() { echo "FAIL $CASE: $*"; exit 1; }
+ok() { echo "ok: $*"; }
+# run NAME CMD...: runs CMD, stdout+stderr in NAME.log, exit code in $rc, seconds in $secs
+run() {
+  local name=$1
+  shift
+  local t0 t1
+  last=$name.log
+  t0=$(date +%s.%N)
+  "$@" > "$name.log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  secs=$(awk "BEGIN {print $t1 - $t0}")
+}
+has() { grep -qF -- "$2" "$1.log" || fail "$1: no '$2' in: $(cat "$1.log")"; }
+hasnt() { ! grep -qF -- "$2" "$1.log" || fail "$1: '$2' in: $(cat "$1.log")"; }
+want_rc() { [ "$rc" -eq "$2" ] || fail "$1: exit code $rc (want $2): $(cat "$last" 2>/dev/null)"; }
+faster() { awk "BEGIN {exit !($secs < $2)}" || fail "$1: took $secs s (want under $2 s)"; }
+
+case "$CASE" in
+outputs_checked_first)
+  # a render that would take minutes: every bad output fails at once (exit 2, the path named), nothing rendered
+  SLOW=("$S/cornell-box.json" --backend cpu --width 512 --height 512 --spp 100000)
+  mkdir outdir
+  for o in /nonexistent/dir/x.exr x.jpg outdir noext; do
+    run out timeout 20 "$WP" render "${SLOW[@]}" -o "$o"
+    want_rc "render -o $o" 2
+    has out "$o"
+    faster "render -o $o" 1
+  done
+  chmod 555 outdir
+  if ! touch outdir/w 2>/dev/null; then  # (root writes anywhere: the check is skipped then)
+    run ro timeout 20 "$WP" render "${SLOW[@]}" -o outdir/x.exr
+    want_rc "render -o read-only folder" 2
+    has ro "cannot write in folder 'outdir'"
+  fi
+  chmod 755 outdir
+  rm -f outdir/w
+  run bj timeout 20 "$WP" bench "$S/cornell-box.json" --backend cpu --spp 100000 --json /nonexistent/b.json
+  want_rc "bench --json" 2
+  has bj "/nonexistent/b.json"
+  faster "bench --json" 1
+  run bp timeout 20 "$WP" bench "$S/cornell-box.json" --backend cpu --spp 100000 --plot plot.png
+  want_rc "bench --plot" 2
+  has bp "plot.png"
+  has bp "(supported: .svg)"
+  [ -z "$(ls -A outdir)" ] && [ ! -e x.jpg ] || fail "files left: $(ls -A . outdir)"
+  ls -A | grep -q wavepath-probe && fail "a probe file was left"
+  ok "bad outputs of render and bench: exit 2 in under a second, naming the path"
+  ;;
+batch)
+  echo '{"camera": {"position": [0, 0, 5]}, "objects": []}' > broken.json
+  # a bad scene among good ones: both errors reported together, before any render
+  run b1 "$WP" render "$S/cornell-box.json" broken.json "$S/rtiow.json" missing.json "${FAST[@]}"
+  want_rc "batch with bad scenes" 1
+  has b1 "error: broken.json: /camera/target: missing"
+  has b1 "error: missing.json: cannot open scene file"
+  has b1 "2 of 4 scenes failed to load: nothing rendered"
+  ls ./*.exr > /dev/null 2>&1 && fail "a scene was rendered although another failed to load"
+  # --keep-going renders the rest; --output-dir; a summary table; exit code 1 since one failed
+  mkdir out
+  run b2 "$WP" render "$S/cornell-box.json" broken.json "$S/rtiow.json" "${FAST[@]}" --keep-going --output-dir out
+  want_rc "--keep-going" 1
+  [ -s out/cornell-box.exr ] && [ -s out/rtiow.exr ] || fail "--keep-going --output-dir: $(ls out)"
+  grep -Eq "^broken.json +scene error" b2.log || fail "no summary row for broken.json: $(cat b2.log)"
+  grep -Eq "^$S/rtiow.json +ok .*out/rtiow.exr" b2.log || fail "no summary row for rtiow: $(cat b2.log)"
+  has b2 "2 of 3 scenes rendered"
+  # -o patterns; the defaults in the current folder, not beside the scene; exit 0 when all succeed
+  run b3 "$WP" render "$S/cornell-box.json" "$S/rtiow.json" "${FAST[@]}" -o 'pat/{name}-x.png'
+  want_rc "-o pattern into a missing folder" 2
+  has b3 "folder 'pat' does not exist"
+  mkdir pat
+  run b4 "$WP" render "$S/cornell-box.json" "$S/rtiow.json" "${FAST[@]}" -o 'pat/{dir}-{name}.png'
+  want_rc "-o pattern" 0
+  [ -s pat/scenes-cornell-box.png ] && [ -s pat/scenes-rtiow.png ] || fail "-o pattern: $(ls pat)"
+  cp "$S/cornell-box.json" elsewhere.json && mkdir sub && mv elsewhere.json sub/
+  run b5 "$WP" render sub/elsewhere.json "$S/cornell-box.json" "${FAST[@]}"
+  want_rc "defaults" 0
+  [ -s elsewhere.exr ] && [ -s cornell-box.exr ] && [ ! -e sub/elsewhere.exr ] || fail "defaults: $(ls . sub)"
+  [ ! -e "$S/cornell-box.exr" ] || fail "an output beside the scene: $S/cornell-box.exr"
+  run b6 "$WP" render "$S/cornell-box.json" "$S/rtiow.json" "${FAST[@]}" -o one.exr
+  want_rc "-o one file for two scenes" 2
+  has b6 "-o 'one.exr' names one file for 2 scenes"
+  run b7 "$WP" render "$S/cornell-box.json" "$S/cornell-box/scene.json" "$S/water-caustic/scene.json" "${FAST[@]}" \
+    --output-dir out
+  want_rc "two scenes, one output" 2
+  has b7 "would write it"
+  ok "batches: loaded first, errors together, --keep-going, --output-dir, patterns, defaults here, summary"
+  ;;
+mode_both)
+  run m "$WP" render "$S/cornell-box.json" "${FAST[@]}" --mode both -o pair.pfm
+  want_rc "--mode both" 0
+  [ -s pair.wavefront.pfm ] && [ -s pair.megakernel.pfm ] && [ -s pair.compare.json ] || fail "outputs: $(ls)"
+  [ ! -e pair.pfm ] || fail "pair.pfm written besides the two"
+  python3 - <<'EOF' || fail "pair.compare.json: $(cat pair.compare.json)"
+import json
+c = json.load(open("pair.compare.json"))
+assert c["images"] == {"wavefront": "pair.wavefront.pfm", "megakernel": "pair.megakernel.pfm"}, c["images"]
+assert c["identical_pixels"] == 1.0, c["identical_pixels"]  # the CPU schedules agree bit for bit
+assert c["render_ms"]["wavefront"] > 0 and c["render_ms"]["megakernel"] > 0
+assert c["speed_ratio_megakernel_over_wavefront"] > 0
+EOF
+  cmp -s pair.wavefront.pfm pair.megakernel.pfm || fail "the CPU schedules' images differ"
+  ok "--mode both: NAME.wavefront.pfm, NAME.megakernel.pfm and NAME.compare.json"
+  ;;
+interrupt_prompt)
+  # 8M pixels: one pass over them takes seconds on the CPU; SIGINT must stop the render within a second
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 4096 --height 2048 --spp 1000 -o big.pfm > int.log 2>&1 &
+  p=$!
+  last=int.log
+  sleep 3
+  t0=$(date +%s.%N)
+  kill -INT $p
+  wait $p
+  rc=$?
+  secs=$(awk "BEGIN {print $(date +%s.%N) - $t0}")
+  want_rc int 130
+  faster "SIGINT to exit (image of 8M pixels written)" 2
+  python3 - <<'EOF' || fail "sidecar: $(cat big.pfm.json)"
+import json
+m = json.load(open("big.pfm.json"))
+n = int(m["samples"])
+assert m["interrupted"] == "true" and 0 < n < 4096 * 2048 * 1000, m
+assert abs(float(m["spp"]) - n / (4096 * 2048)) < 1e-5 * max(1.0, float(m["spp"])), m  # exactly the samples taken
+EOF
+  [ "$(stat -c %s big.pfm)" -gt 100000000 ] || fail "big.pfm: $(stat -c %s big.pfm) bytes"
+  rm -f big.pfm
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 2048 --height 2048 --spp 1000 --mode wavefront -o w.png \
+    > term.log 2>&1 &
+  p=$!
+  last=term.log
+  sleep 3
+  t0=$(date +%s.%N)
+  kill -TERM $p
+  wait $p
+  rc=$?
+  secs=$(awk "BEGIN {print $(date +%s.%N) - $t0}")
+  want_rc term 143
+  faster "SIGTERM to exit (wavefront)" 2
+  [ -s w.png ] && grep -q '"interrupted":"true"' w.png.json || fail "w.png: $(ls) $(cat w.png.json)"
+  ok "SIGINT and SIGTERM stop the CPU render within a second, the image kept with its exact sample count"
+  ;;
+interrupt_writes_image)
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 100000 -o int.png > int.log 2>&1 &
+  p=$!
+  last=int.log
+  sleep 2
+  kill -INT $p
+  wait $p
+  rc=$?
+  want_rc int 130
+  [ -s int.png ] || fail "no int.png"
+  grep -q '"interrupted":"true"' int.png.json || fail "int.png.json: $(cat int.png.json)"
+  has int "interrupted (signal 2): int.png holds"
+  ok "SIGINT: exit code 130, the PNG so far and its sidecar"
+  ;;
+strict_imports)
+  python3 - <<'EOF'
+import json
+base = {"bsdfs": [{"name": "white", "type": "lambert", "albdo": 0.5}],
+        "primitives": [{"type": "quad", "bsdf": "white", "transform": {"scale": [4, 1, 4]}},
+                       {"type": "sphere", "bsdf": "white", "emission": 1,
+                        "transform": {"position": [0, 2, 0], "scale": 0.5}}],
+        "camera": {"resolution": 16, "fov": 60, "reconstruction_filter": "box",
+                   "transform": {"position": [0, 1, 4], "look_at": [0, 0, 0], "up": [0, 1, 0]}},
+        "integrator": {"type": "path_tracer", "max_bounces": 4}, "renderer": {"sp": 1}}
+json.dump(base, open("typo.json", "w"))
+base["primitives"].append({"type": "teapot", "bsdf": "white"})
+json.dump(base, open("teapot.json", "w"))
+EOF
+  run s1 "$WP" render typo.json --backend cpu -o s1.pfm
+  want_rc "misspelled keys" 0
+  has s1 "warning: typo.json: /bsdfs/0/albdo: unknown bsdf key 'albdo' (did you mean 'albedo'?)"
+  has s1 "warning: typo.json: /renderer/sp: unknown renderer key 'sp' (did you mean 'spp'?)"
+  run s2 "$WP" render typo.json --backend cpu -o s2.pfm --strict
+  want_rc "misspelled keys with --strict" 1
+  has s2 "error: typo.json: /renderer/sp: unknown renderer key 'sp' (did you mean 'spp'?) (an error with --strict)"
+  [ ! -e s2.pfm ] || fail "--strict rendered"
+  run s3 "$WP" render teapot.json --backend cpu -o s3.pfm
+  want_rc "a type outside Tungsten's" 1
+  has s3 "error: teapot.json: /primitives/2/type: unknown primitive type 'teapot'"
+  printf 'WorldBegin\n' > scene.pbrt
+  run s4 "$WP" render scene.pbrt --backend cpu -o s4.pfm
+  want_rc ".pbrt" 1
+  has s4 "error: scene.pbrt: unsupported scene format '.pbrt' (supported: .json, .gltf, .glb)"
+  hasnt s4 "JSON syntax error"
+  ok "Tungsten: unknown keys warn with the nearest key, --strict makes them errors, unknown types are errors; .pbrt named"
+  ;;
+exit_codes)
+  run v "$WP" --version
+  want_rc --version 0
+  has v "wavepath "
+  has v "CUDA architectures: "
+  has v "GPU: "
+  grep -Eq "^wavepath [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{7,}|unknown)\)" v.log || fail "--version: $(cat v.log)"
+  run u1 "$WP" render "$S/cornell-box.json" --no-such-option
+  want_rc "unknown option" 2
+  run u2 "$WP" render "$S/cornell-box.json" --spp 0
+  want_rc "--spp 0" 2
+  has u2 "--spp: 0 is out of range (1 to 16777216)"
+  [ "$(head -1 u2.log | wc -c)" -lt 100 ] || fail "--spp 0: a long message: $(head -1 u2.log)"
+  run u3 "$WP" render "$S/cornell-box.json" --width 1e999
+  want_rc "--width 1e999" 2
+  has u3 "is not a whole number (1 to 32768)"
+  run u4 "$WP" render "$S/cornell-box.json" --mode sideways
+  want_rc "--mode sideways" 2
+  run u5 "$WP"
+  want_rc "no subcommand" 2
+  run u6 "$WP" bench "$S/cornell-box.json" --modes wavefront,sideways
+  want_rc "--modes sideways" 2
+  run i1 "$WP" render missing.json --backend cpu
+  want_rc "missing scene" 1
+  run h "$WP" render --help
+  want_rc "--help" 0
+  if grep -q "GPU: none found" v.log; then
+    run g "$WP" render "$S/cornell-box.json" --backend gpu -o g.pfm
+    want_rc "--backend gpu without a GPU" 3
+  fi
+  run w "$WP" render "$S/cornell-box.json" "${FAST[@]}" --refill 8 -o w.pfm
+  want_rc "--refill on the CPU" 0
+  has w "warning: --refill is an option of the GPU backend: ignored on the CPU"
+  run bc "$WP" bench "$S/cornell-box.json" --backend cpu --width 16 --height 16 --spp 1 --repeat 1 --warmup 0 \
+    --no-kernel-timing
+  want_rc "bench on the CPU" 0
+  has bc "warning: --no-kernel-timing is an option of the GPU backend: ignored on the CPU"
+  has bc "wavepath bench: cpu ("
+  has bc "Mrays/s; diffuse bounce"
+  for word in "cpu on cpu" "Grays/s" "device MB" "regs" "occ"; do hasnt bc "$word"; done
+  ok "exit codes 0/1/2/3, ranges in human size, --version, GPU-only flags warned about, CPU bench in CPU words"
+  ;;
+estimate)
+  # 64x64 at 2^24 spp: 6.9e10 samples, days on a CPU: an estimate first, with the size; Ctrl-C stops it
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 16777216 -o e.pfm > est.log 2>&1 &
+  p=$!
+  last=est.log
+  for _ in $(seq 1 100); do grep -q "^estimate:" est.log && break; sleep 0.2; done
+  kill -INT $p
+  wait $p
+  rc=$?
+  want_rc est 130
+  has est "estimate: $S/cornell-box.json is 64x64 at 16777216 spp (6.87e+10 samples), about "
+  grep -Eq "about [0-9.]+ (hours|days)" est.log || fail "no duration in: $(cat est.log)"
+  has est "Ctrl-C stops it"
+  run small "$WP" render "$S/cornell-box.json" "${FAST[@]}" -o s.pfm
+  hasnt small "estimate"
+  ok "a render of days starts with its estimate and size; a small one without"
+  ;;
+install)
+  P=$T/prefix
+  run inst cmake --install "$BUILD" --prefix "$P"
+  want_rc "cmake --install" 0
+  [ -x "$P/bin/wavepath" ] || fail "no $P/bin/wavepath"
+  for f in share/wavepath/scene.schema.json share/wavepath/scenes/cornell-box.json share/wavepath/scenes/sponza.json \
+    share/wavepath/scenes/sponza/sponza.obj share/wavepath/scenes/helmet.json share/wavepath/scenes/dragon.json; do
+    [ -s "$P/$f" ] || fail "not installed: $f"
+  done
+  cd / || exit 1
+  run "$T/bench" "$P/bin/wavepath" bench --backend cpu --width 8 --height 8 --spp 1 --max-depth 2 --repeat 1 \
+    --warmup 0 --no-raycast --modes megakernel
+  cd "$T" || exit 1
+  want_rc "installed bench without scenes" 0
+  for s in cornell-box rtiow sponza dragon helmet; do has bench "$P/bin/../share/wavepath/scenes/$s.json"; done
+  ok "cmake --install: binary, scenes and schema; bench without scenes finds the installed set from /"
+  ;;
+metadata)
+  run md "$WP" render "$S/cornell-box.json" "${FAST[@]}" --seed 7 -o meta.exr
+  want_rc render 0
+  for key in render_ms wall_s backend device schedule version command; do
+    grep -aq "wavepath:$key" meta.exr || fail "no wavepath:$key in meta.exr"
+  done
+  grep -aqF -- "render $S/cornell-box.json --backend cpu --width 16 --height 16 --spp 2 --seed 7 -o meta.exr" meta.exr \
+    || fail "the command line is not in meta.exr"
+  grep -aq "wavepath [0-9.]* (" meta.exr || fail "no version in meta.exr"
+  grep -aq "2 threads\|[0-9]* threads" meta.exr || fail "no device in meta.exr"
+  ok "the EXR records render time, backend, device, schedule, version and command line"
+  ;;
+*) fail "unknown case" ;;
+esac
