@@ -3,6 +3,7 @@
 #include "host/scene/mesh_obj.h"
 #include "host/scene/mesh_ply.h"
 #include "host/scene/scene_gltf.h"
+#include "host/scene/scene_pbrt.h"
 #include "host/scene/scene_tungsten.h"
 #include <nlohmann/json.hpp>
 #include <cctype>
@@ -166,6 +167,7 @@ static bool ends_with(const std::string& s, const char* suffix) {
 LoadedScene load_scene_json(const std::string& path) {
     Ctx c{path};
     if (ends_with(path, ".gltf") || ends_with(path, ".glb")) return load_gltf_scene(path);
+    if (ends_with(path, ".pbrt")) return load_pbrt_scene(path);
     std::ifstream f(path);
     if (!f) throw SceneError(path + ": cannot open scene file");
     json root;

@@ -17,7 +17,7 @@ struct LoadedScene {
     std::vector<std::string> warnings;  // non-fatal problems (e.g. tinyobjloader's), also printed to stderr
 };
 
-// Any scene format, by name and content: native JSON, Tungsten JSON, glTF. Checks the file against its format;
+// Any scene format, by name and content: native JSON, Tungsten JSON, glTF, pbrt-v4 (.pbrt). Checks the file against its format;
 // the limits on the render settings are checked where a render starts (host/render/render_limits.h), after the
 // command line's overrides.
 LoadedScene load_scene_json(const std::string& path);
