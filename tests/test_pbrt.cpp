@@ -670,3 +670,14 @@ TEST(PbrtErrors, UnsupportedIsAWarningAndAnErrorWhenStrict) {
     LoadedScene d = load_scene_json(tmp("warn.pbrt"));
     EXPECT_EQ(d.data.num_primitives, 1u);
 }
+
+TEST(PbrtErrors, NonFiniteValuesUnderTheTransformAreErrors) {
+    // 1e38 x 1e38 overflows float: each shape says so instead of handing infinities to the tree builder
+    for (const char* shape :
+         {"Shape \"sphere\"", "Shape \"disk\"", "Shape \"trianglemesh\" \"point3 P\" [0 0 0  1 0 0  0 1 0]",
+          "Shape \"trianglemesh\" \"point3 P\" [0 0 0  1e-38 0 0  0 1e-38 0] \"normal N\" [0 0 1  0 0 "
+          "1  0 0 1]"}) {
+        std::string m = error_of("inf", std::string(kHeader) + "Scale 1e38 1e38 1e38\nTranslate 1e38 0 0\n" + shape);
+        EXPECT_NE(m.find("finite"), std::string::npos) << shape << ": " << m;
+    }
+}

@@ -92,6 +92,7 @@ const std::map<std::string, std::set<std::string>>& known_params() {
              "reflectance", "remaproughness", "albedo", "g", "maxdepth", "nsamples"});
         add("Material mix", {"materials", "amount"});
         add("Material interface", {});
+        add("Material thindielectric", {"eta"});
         for (auto& e : m)
             if (e.first.rfind("Material ", 0) == 0) e.second.insert({"displacement", "normalmap", "type"});
         add("Texture imagemap", {"filename", "encoding", "scale", "invert", "filter", "maxanisotropy", "wrap",
@@ -296,6 +297,8 @@ void orient(ObjMesh& m, bool flip) {
         }
     }
 }
+
+bool finite3(vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
 mat4 rotate_deg(float deg, vec3 axis) {  // pbrt's Rotate: counter-clockwise about `axis` (right-hand rule)
     vec3 a = glm::normalize(axis);
@@ -965,7 +968,8 @@ private:
         // an orthonormal frame as the generator expects it, keeping the matrix's handedness
         right = glm::normalize(right - c.forward * glm::dot(c.forward, right));
         up = up - c.forward * glm::dot(c.forward, up) - right * glm::dot(right, up);
-        if (!(glm::length(up) > 0.0f)) fail(cam_loc_, "Camera: degenerate transform");
+        if (!(glm::length(up) > 0.0f) || !finite3(c.pos) || !finite3(c.forward) || !finite3(right) || !finite3(up))
+            fail(cam_loc_, "Camera: degenerate transform");
         c.up = glm::normalize(up);
         c.right = right;
         float aspect = frameaspect_ > 0.0f ? frameaspect_ : float(width_) / float(height_);
@@ -1417,17 +1421,24 @@ private:
                 warn(N->loc, "'N' has " + std::to_string(N->nums.size() / 3) + " normals for " + std::to_string(n) +
                                  " vertices: ignored");
             else
-                for (size_t i = 0; i < n; ++i)
-                    m.N.push_back(Nm *
-                                  vec3(float(N->nums[3 * i]), float(N->nums[3 * i + 1]), float(N->nums[3 * i + 2])));
+                for (size_t i = 0; i < n; ++i) {
+                    vec3 nn = Nm * vec3(float(N->nums[3 * i]), float(N->nums[3 * i + 1]), float(N->nums[3 * i + 2]));
+                    if (!finite3(nn))
+                        fail(N->loc, "normal " + std::to_string(i) + " is not finite under the transform");
+                    m.N.push_back(nn);
+                }
         }
         if (Param* U = get(ps, "uv", {"point2"})) {
             if (U->nums.size() / 2 != n)
                 warn(U->loc, "'uv' has " + std::to_string(U->nums.size() / 2) + " entries for " + std::to_string(n) +
                                  " vertices: ignored");
             else
-                for (size_t i = 0; i < n; ++i)
-                    m.uv.push_back(vec2(float(U->nums[2 * i]), 1.0f - float(U->nums[2 * i + 1])));
+                for (size_t i = 0; i < n; ++i) {
+                    vec2 t = vec2(float(U->nums[2 * i]), 1.0f - float(U->nums[2 * i + 1]));
+                    if (!std::isfinite(t.x) || !std::isfinite(t.y))
+                        fail(U->loc, "uv " + std::to_string(i) + " is not finite");
+                    m.uv.push_back(t);
+                }
         }
         return m;
     }
@@ -1510,7 +1521,7 @@ private:
             struct stat st;
             if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
                 fail(f->loc, "'" + path + "' is not a regular file");
-            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "plymesh under a singular transform");
+            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "plymesh under a singular or non-finite transform");
             try {
                 g.mesh = load_ply(path, M, false);
             } catch (const MeshError& e) { fail(f->loc, e.what()); }
@@ -1526,16 +1537,21 @@ private:
             float sc = (s.x + s.y + s.z) / 3.0f;
             if (glm::max(s.x, glm::max(s.y, s.z)) - glm::min(s.x, glm::min(s.y, s.z)) > 1e-5f * sc)
                 warn(r.loc, "a sphere under a non-uniform scale: a sphere of the mean radius");
-            if (!(sc > 0.0f && std::isfinite(sc))) fail(r.loc, "sphere under a singular transform");
-            g.spheres.push_back({vec3(M * vec4(0, 0, 0, 1)), radius * sc});
+            if (!(sc > 0.0f && std::isfinite(sc))) fail(r.loc, "sphere under a singular or non-finite transform");
+            vec3 center = vec3(M * vec4(0, 0, 0, 1));
+            if (!finite3(center) || !std::isfinite(radius * sc))
+                fail(r.loc, "sphere is not finite under the transform");
+            g.spheres.push_back({center, radius * sc});
             if (r.reverse && r.area.on && !r.area.two_sided)
                 warn(r.loc, "an inward-facing sphere light not supported: it emits outward");
         } else if (type == "disk") {
             float h = f1(ps, "height", 0.0f), radius = f1(ps, "radius", 1.0f), ri = f1(ps, "innerradius", 0.0f);
             if (f1(ps, "phimax", 360.0f) < 360.0f) warn(r.loc, "partial disks (phimax) not supported: the whole disk");
             if (!(radius > 0.0f) || ri < 0.0f || ri >= radius) fail(r.loc, "disk needs 0 <= innerradius < radius");
-            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "disk under a singular transform");
+            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "disk under a singular or non-finite transform");
             vec3 c = vec3(M * vec4(0, 0, h, 1)), ex = vec3(M[0]), ey = vec3(M[1]);
+            if (!finite3(c) || !finite3(ex * radius) || !finite3(ey * radius))
+                fail(r.loc, "disk is not finite under the transform");
             const int N = 128;
             float k = std::sqrt(2.0f * kPi / (N * std::sin(2.0f * kPi / N)));  // the polygon of the disk's area
             auto P = [&](float rad, int i) {
