@@ -1,11 +1,24 @@
 // Bitterli's Cornell box, built from the to_world matrices of its Mitsuba 3 file
 // (scenes/cornell-box/scene-mitsuba.xml). Shared by the CPU and GPU tests.
 #pragma once
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <string>
 #include "host/scene/scene_build.h"
 namespace wp_test {
 using namespace wp;
+// A folder of this test process's own under gtest's temporary folder (ctest -j runs the tests of one file as
+// parallel processes, which would otherwise write the same temporary files at once). Ends with '/'.
+inline std::string temp_dir() {
+    static const std::string d = [] {
+        std::string t = ::testing::TempDir() + "wp-" + std::to_string(::getpid()) + "/";
+        ::mkdir(t.c_str(), 0755);
+        return t;
+    }();
+    return d;
+}
 inline std::string source_dir() {
     const char* e = std::getenv("WP_SOURCE_DIR");
     return e ? e : WP_SOURCE_DIR;

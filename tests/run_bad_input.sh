@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The command line over the bad-input corpus: each case, through `wavepath render` and through `wavepath bench`
 # (both start a render the same way), must exit with code 1 (not a crash, not 0) and print an
-# "error: <file>: ..." line on stderr holding the case's problem text (cases.tsv). Then the render limits on a
-# command-line override: --max-depth 5000 on a valid scene, a usage error (exit code 2) from both subcommands.
+# "error: <file>: ..." line (pbrt-v4 files: "error: <file>:LINE:COL: ...") on stderr holding the case's problem
+# text (cases.tsv). Then the render limits on a command-line override: --max-depth 5000 on a valid scene, a usage
+# error (exit code 2) from both subcommands.
 #   tests/run_bad_input.sh path/to/wavepath
 set -u
 WP=$1
 dir="$(cd "$(dirname "$0")" && pwd)/bad_input"
 fail=0 n=0
 # expect_error CASE WANT_TEXT FILE COMMAND...: exit code 1 and "error: FILE: ...WANT_TEXT..." on stderr
+# (a pbrt-v4 case's error names FILE:LINE:COL: the line and column of cases.tsv's second column, in WHERE)
 expect_error() {
   local name=$1 what=$2 file=$3
   shift 3
@@ -17,8 +19,8 @@ expect_error() {
   rc=$?
   if [ $rc -ne 1 ]; then echo "FAIL $name: exit code $rc (want 1): $err"; fail=1; return; fi
   case "$err" in
-    *"error: $file: "*) ;;
-    *) echo "FAIL $name: no 'error: <file>:' line: $err"; fail=1; return ;;
+    *"error: $file${where:+:$where}: "*) ;;
+    *) echo "FAIL $name: no 'error: <file>${where:+:$where}:' line: $err"; fail=1; return ;;
   esac
   case "$err" in
     *"$what"*) ;;
@@ -28,6 +30,9 @@ expect_error() {
 while IFS= read -r line; do
   # split by hand: read with IFS=tab would merge the empty pointer column (tab is whitespace to IFS)
   file=${line%%$'\t'*}
+  where=${line#*$'\t'}
+  where=${where%%$'\t'*}
+  case "$where" in [0-9]*) ;; *) where= ;; esac  # LINE:COL of a pbrt-v4 case; a JSON pointer is not printed
   rest=${line#*$'\t'}   # pointer, problem [, options]
   rest=${rest#*$'\t'}   # problem [, options]
   what=${rest%%$'\t'*}
@@ -46,6 +51,7 @@ while IFS= read -r line; do
     esac
   fi
 done < "$dir/cases.tsv"
+where=
 # expect_usage NAME WANT_TEXT COMMAND...: exit code 2 (a usage error) and WANT_TEXT on stderr
 expect_usage() {
   local name=$1 what=$2

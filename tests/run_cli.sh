@@ -190,12 +190,16 @@ EOF
   run s3 "$WP" render teapot.json --backend cpu -o s3.pfm
   want_rc "a type outside Tungsten's" 1
   has s3 "error: teapot.json: /primitives/2/type: unknown primitive type 'teapot'"
-  printf 'WorldBegin\n' > scene.pbrt
-  run s4 "$WP" render scene.pbrt --backend cpu -o s4.pfm
-  want_rc ".pbrt" 1
-  has s4 "error: scene.pbrt: unsupported scene format '.pbrt' (supported: .json, .gltf, .glb)"
+  printf '#usda 1.0\n' > scene.usda
+  run s4 "$WP" render scene.usda --backend cpu -o s4.pfm
+  want_rc ".usda" 1
+  has s4 "error: scene.usda: unsupported scene format '.usda' (supported: .json, .gltf, .glb, .pbrt)"
   hasnt s4 "JSON syntax error"
-  ok "Tungsten: unknown keys warn with the nearest key, --strict makes them errors, unknown types are errors; .pbrt named"
+  printf 'LookAt 0 0 5 0 0 0 0 1 0\nCamera "perspective"\nWorldBegin\nLightSource "point"\nShape "sphere"\n' > scene.pbrt
+  run s5 "$WP" render scene.pbrt --backend cpu --width 8 --height 8 --spp 1 -o s5.pfm --strict
+  want_rc "a pbrt-v4 warning with --strict" 1
+  has s5 "error: scene.pbrt:4:"
+  ok "Tungsten: unknown keys warn with the nearest key, --strict makes them errors, unknown types are errors; an unknown format named; pbrt-v4 warnings strict"
   ;;
 exit_codes)
   run v "$WP" --version

@@ -74,7 +74,7 @@ TEST(Bench, PtxasSpillsAndNamesOfHandWrittenReport) {
 }
 
 TEST(Bench, CpuBenchWritesJsonWithEveryField) {
-    std::string dir = ::testing::TempDir();
+    std::string dir = wp_test::temp_dir();
     std::string scene = dir + "bench-scene.json";
     std::ofstream(scene) << R"({"render": {"width": 24, "height": 16, "spp": 2, "max_depth": 6},
       "camera": {"position": [0, 1, 4], "target": [0, 0.5, 0]},

@@ -18,7 +18,7 @@
 using namespace wp;
 
 namespace {
-std::string tmp(const std::string& name) { return std::string(::testing::TempDir()) + name; }
+std::string tmp(const std::string& name) { return wp_test::temp_dir() + name; }
 std::string write_tmp(const std::string& name, const std::string& text) {
     std::string p = tmp(name);
     std::ofstream(p, std::ios::binary) << text;

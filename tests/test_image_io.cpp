@@ -2,6 +2,7 @@
 #include <stb/stb_image.h>
 #include <tinyexr.h>
 #include <cstdio>
+#include "tests/cornell_scene.h"
 #include "host/image/image_io.h"
 using namespace wp;
 
@@ -18,7 +19,7 @@ Image gradient() {
         }
     return img;
 }
-std::string tmp(const char* name) { return std::string(::testing::TempDir()) + name; }
+std::string tmp(const char* name) { return wp_test::temp_dir() + name; }
 }  // namespace
 
 TEST(ImageIO, ExrAndPfmRoundTripLinearValues) {

@@ -13,7 +13,7 @@
 using namespace wp;
 
 namespace {
-std::string tmp(const std::string& name) { return std::string(::testing::TempDir()) + name; }
+std::string tmp(const std::string& name) { return wp_test::temp_dir() + name; }
 
 // Directional albedo of a GGX conductor with F = 1 (single scattering), by midpoint quadrature over the
 // hemisphere of incident directions: E(mu) = integral of D * G2 / (4 mu) over wi. Independent of the sampler.

@@ -10,7 +10,7 @@ using namespace wp;
 
 namespace {
 std::string write_tmp(const std::string& name, const std::string& text) {
-    std::string p = std::string(::testing::TempDir()) + name;
+    std::string p = wp_test::temp_dir() + name;
     std::ofstream(p) << text;
     return p;
 }

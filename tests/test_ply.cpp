@@ -16,7 +16,7 @@ using namespace wp;
 
 namespace {
 std::string write_tmp(const std::string& name, const std::string& bytes) {
-    std::string p = std::string(::testing::TempDir()) + name;
+    std::string p = wp_test::temp_dir() + name;
     std::ofstream(p, std::ios::binary) << bytes;
     return p;
 }

@@ -157,6 +157,7 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     unsigned long long total = 0;
     for (unsigned long long v : sum_a) total += v;
     EXPECT_GT(total, 0u);
+}
 
 // An interrupted CPU megakernel render stops mid-pass (the cancel flag is read before every chunk of paths, not
 // between whole-image passes) and its image holds exactly the samples [0, samples): the pixels of the first

@@ -18,7 +18,7 @@ using namespace wp;
 using json = nlohmann::json;
 
 namespace {
-std::string tmp(const std::string& name) { return std::string(::testing::TempDir()) + name; }
+std::string tmp(const std::string& name) { return wp_test::temp_dir() + name; }
 std::string write_text(const std::string& name, const std::string& text) {
     std::string p = tmp(name);
     std::ofstream(p) << text;

@@ -540,7 +540,8 @@ int main(int argc, char** argv) {
     auto* render = app.add_subcommand("render", "render scenes to images");
     RenderCall rc;
     rc.command = command_line(argc, argv);
-    render->add_option("scenes", rc.scenes, "scene files (.json: native or Tungsten; .gltf, .glb)")->required();
+    render->add_option("scenes", rc.scenes, "scene files (.json: native or Tungsten; .gltf, .glb; .pbrt: pbrt-v4)")
+        ->required();
     render->add_option("-o,--output", rc.out,
                        "output image (.exr, .png, .pfm); with several scenes a pattern: {name} is the scene's file "
                        "name without extension, {dir} its folder's name (default: {name}.exr in the current folder)");

@@ -3,6 +3,7 @@
 #include "host/scene/mesh_obj.h"
 #include "host/scene/mesh_ply.h"
 #include "host/scene/scene_gltf.h"
+#include "host/scene/scene_pbrt.h"
 #include "host/scene/scene_tungsten.h"
 #include <nlohmann/json.hpp>
 #include <cctype>
@@ -173,6 +174,9 @@ static bool ends_with(const std::string& s, const char* suffix) {
 namespace {
 LoadedScene load_native_json(const std::string& path, const LoadOptions& opt);
 LoadedScene load_gltf_format(const std::string& path, const LoadOptions&) { return load_gltf_scene(path); }
+LoadedScene load_pbrt_format(const std::string& path, const LoadOptions& opt) {
+    return load_pbrt_scene(path, opt.strict);
+}
 }  // namespace
 
 const std::vector<SceneFormat>& scene_formats() {
@@ -180,6 +184,7 @@ const std::vector<SceneFormat>& scene_formats() {
         {".json", "native or Tungsten JSON (told apart by \"primitives\")", load_native_json},
         {".gltf", "glTF 2.0", load_gltf_format},
         {".glb", "glTF 2.0, binary", load_gltf_format},
+        {".pbrt", "pbrt-v4 (the subset of scenes/README.md)", load_pbrt_format},
     };
     return formats;
 }

@@ -23,7 +23,7 @@ struct LoadOptions {
 };
 
 // The scene formats, by the file's extension: the loader's dispatch, and the list an unsupported extension's
-// message gives ("unsupported scene format '.pbrt' (supported: .json, .gltf, .glb)"). A new format is one row.
+// message gives ("unsupported scene format '.usda' (supported: .json, .gltf, .glb, .pbrt)"). A new format is one row.
 struct SceneFormat {
     const char* extension;  // lower case, with the dot
     const char* what;       // for the documentation: "native or Tungsten JSON"
@@ -31,7 +31,7 @@ struct SceneFormat {
 };
 const std::vector<SceneFormat>& scene_formats();
 
-// Any scene format, by extension (scene_formats) and content: native JSON, Tungsten JSON, glTF. Checks the file
+// Any scene format, by extension (scene_formats) and content: native JSON, Tungsten JSON, glTF, pbrt-v4 (.pbrt). Checks the file
 // against its format; the limits on the render settings are checked where a render starts
 // (host/render/render_limits.h), after the command line's overrides.
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt = {});

@@ -1,6 +1,7 @@
 // libFuzzer target over the scene and mesh loaders. The first input byte picks the loader, the rest is the
 // file's content, written to a temporary file with the loader's extension:
-//   0 native / Tungsten JSON scene, 1 OBJ, 2 PLY, 3 glTF (.gltf), 4 glTF binary (.glb), 5 Tungsten .wo3.
+//   0 native / Tungsten JSON scene, 1 OBJ, 2 PLY, 3 glTF (.gltf), 4 glTF binary (.glb), 5 Tungsten .wo3,
+//   6 pbrt-v4 (.pbrt, through the format dispatch; tests/fuzz/fuzz_pbrt_tokenizer.cpp fuzzes its tokenizer).
 // Expected failures are SceneError and MeshError (a clear message); anything else — a crash, a sanitizer
 // report, another exception, a hang — is a bug. Build: -DWAVEPATH_FUZZ=ON with clang (scripts/ci_sanitize.sh).
 #include <unistd.h>
@@ -17,8 +18,8 @@ using namespace wp;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;
-    static const char* ext[] = {".json", ".obj", ".ply", ".gltf", ".glb", ".wo3"};
-    int kind = data[0] % 6;
+    static const char* ext[] = {".json", ".obj", ".ply", ".gltf", ".glb", ".wo3", ".pbrt"};
+    int kind = data[0] % 7;
     static const std::string dir = [] {
         char tmpl[] = "/tmp/wp-fuzz-XXXXXX";
         const char* d = mkdtemp(tmpl);
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fclose(f);
     try {
         switch (kind) {
-            case 0: load_scene_json(path); break;
+            case 0:
+            case 6: load_scene_json(path); break;
             case 1: load_obj(path, mat4(1.0f), true); break;
             case 2: load_ply(path, mat4(1.0f), true); break;
             case 3:

@@ -1,0 +1,1626 @@
+// pbrt-v4 scenes. Conventions follow pbrt-v4's file format and sources (mmp/pbrt-v4):
+//  - transforms post-multiply the current transformation matrix (CTM); Transform/ConcatTransform take 16 numbers
+//    column by column (the last four are the translation); Rotate is in degrees about an axis; LookAt is pbrt's
+//    camera-from-world matrix; WorldBegin resets the CTM; ObjectInstance applies its CTM on top of the CTMs the
+//    object's shapes had when they were declared (flattened here);
+//  - the camera: the CTM at Camera is camera-from-world; camera +x is the image's right, +y its top, +z the view
+//    direction (a left-handed frame: scenes start with `Scale -1 1 1` to mirror it, which we keep, since the
+//    camera's right vector is taken from the matrix as it is); "fov" spans the shorter image axis;
+//  - Integrator "maxdepth" counts bounces: our max_depth (path segments) is maxdepth + 1;
+//  - roughness: with "remaproughness" (the default) alpha = sqrt(roughness), else alpha = roughness (GGX);
+//  - a shape's surface normal (the side a one-sided area light emits to) is cross(p1 - p0, p2 - p0) for
+//    triangles, dp/du x dp/dv for bilinear patches, +z for disks, flipped by ReverseOrientation and by a CTM that
+//    mirrors; where a mesh has shading normals, the side they point to;
+//  - "rgb" emission renders as that RGB (pbrt-v4 normalizes the illuminant); other spectra are normalized to
+//    luminance 1 (as pbrt-v4 does), then multiplied by "scale";
+//  - texture coordinates: pbrt's v runs upward (v = 0 is the image's bottom row); ours run downward: v -> 1 - v;
+//  - infinite-light images are equal-area octahedral maps (square), resampled here to our lat-long map.
+#include "host/scene/scene_pbrt.h"
+#include <sys/stat.h>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include "host/image/image_load.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/mesh_ply.h"
+#include "host/scene/pbrt_tokenizer.h"
+#include <glm/gtc/matrix_transform.hpp>
+
+namespace wp {
+namespace {
+
+struct Loc {
+    int file = 0, line = 0, col = 0;
+};
+
+// One parameter of a parameter list: "type name" value(s). Types are normalized (point -> point3, vector ->
+// vector3, normal -> normal3, color -> rgb).
+struct Param {
+    std::string type, name;
+    Loc loc;
+    std::vector<double> nums;
+    std::vector<std::string> strs;
+    std::vector<uint8_t> bools;
+    bool used = false;
+};
+using Params = std::vector<Param>;
+
+bool numeric_type(const std::string& t) {
+    return t == "integer" || t == "float" || t == "point2" || t == "vector2" || t == "point3" || t == "vector3" ||
+           t == "normal3" || t == "rgb" || t == "blackbody";
+}
+
+// The parameters pbrt-v4 knows, per directive and type (pbrt-v4's file format documentation and sources). A
+// parameter that nothing here reads is a warning if it is in this list, an error if not.
+const std::map<std::string, std::set<std::string>>& known_params() {
+    static const std::map<std::string, std::set<std::string>> k = [] {
+        std::map<std::string, std::set<std::string>> m;
+        auto add = [&](const std::string& key, std::initializer_list<const char*> names) {
+            for (const char* n : names) m[key].insert(n);
+        };
+        const std::initializer_list<const char*> camera = {
+            "shutteropen", "shutterclose", "frameaspectratio", "screenwindow", "lensradius", "focaldistance", "fov"};
+        add("Camera perspective", camera);
+        add("Film rgb", {"xresolution", "yresolution", "filename", "cropwindow", "pixelbounds", "diagonal", "iso",
+                         "whitebalance", "sensor", "maxcomponentvalue", "savefp16", "exposuretime"});
+        for (const char* s : {"halton", "independent", "pmj02bn", "paddedsobol", "sobol", "stratified", "zsobol"})
+            add(std::string("Sampler ") + s,
+                {"pixelsamples", "seed", "randomization", "jitter", "xsamples", "ysamples", "dimensions"});
+        for (const char* s : {"path", "volpath"})
+            add(std::string("Integrator ") + s, {"maxdepth", "regularize", "lightsampler"});
+        add("PixelFilter box", {"xradius", "yradius"});
+        add("Shape sphere", {"radius", "zmin", "zmax", "phimax", "alpha"});
+        add("Shape disk", {"height", "radius", "innerradius", "phimax", "alpha"});
+        add("Shape trianglemesh", {"indices", "P", "N", "S", "uv", "faceIndices", "alpha"});
+        add("Shape bilinearmesh", {"indices", "P", "N", "uv", "faceIndices", "alpha"});
+        add("Shape plymesh", {"filename", "displacement", "edgelength", "alpha"});
+        const std::initializer_list<const char*> rough = {"roughness", "uroughness", "vroughness", "remaproughness"};
+        add("Material diffuse", {"reflectance"});
+        add("Material conductor", {"eta", "k", "reflectance"});
+        add("Material conductor", rough);
+        add("Material dielectric", {"eta"});
+        add("Material dielectric", rough);
+        add("Material coateddiffuse", {"reflectance", "thickness", "eta", "albedo", "g", "maxdepth", "nsamples"});
+        add("Material coateddiffuse", rough);
+        add("Material coatedconductor",
+            {"interface.roughness", "interface.uroughness", "interface.vroughness", "interface.eta", "thickness",
+             "conductor.eta", "conductor.k", "conductor.roughness", "conductor.uroughness", "conductor.vroughness",
+             "reflectance", "remaproughness", "albedo", "g", "maxdepth", "nsamples"});
+        add("Material mix", {"materials", "amount"});
+        add("Material interface", {});
+        add("Material thindielectric", {"eta"});
+        for (auto& e : m)
+            if (e.first.rfind("Material ", 0) == 0) e.second.insert({"displacement", "normalmap", "type"});
+        add("Texture imagemap", {"filename", "encoding", "scale", "invert", "filter", "maxanisotropy", "wrap",
+                                 "mapping", "uscale", "vscale", "udelta", "vdelta", "v1", "v2"});
+        add("Texture scale", {"tex", "scale"});
+        add("Texture constant", {"value"});
+        add("AreaLightSource diffuse", {"L", "scale", "twosided", "filename", "power"});
+        add("LightSource infinite", {"L", "filename", "scale", "illuminance", "portal"});
+        return m;
+    }();
+    return k;
+}
+
+// Material and texture types, light types etc. that pbrt-v4 has and wavepath does not (a warning, not an error).
+bool pbrt_knows(const std::string& what, const std::string& type) {
+    static const std::map<std::string, std::set<std::string>> k = {
+        {"Camera", {"perspective", "orthographic", "realistic", "spherical"}},
+        {"Film", {"rgb", "gbuffer", "spectral"}},
+        {"Sampler", {"halton", "independent", "pmj02bn", "paddedsobol", "sobol", "stratified", "zsobol"}},
+        {"Integrator",
+         {"path", "volpath", "ambientocclusion", "bdpt", "lightpath", "mlt", "simplepath", "randomwalk",
+          "simplevolpath", "sppm", "aov", "function"}},
+        {"PixelFilter", {"box", "gaussian", "mitchell", "sinc", "triangle"}},
+        {"Shape", {"sphere", "disk", "trianglemesh", "bilinearmesh", "plymesh", "cylinder", "curve", "loopsubdiv"}},
+        {"Material",
+         {"diffuse", "conductor", "dielectric", "coateddiffuse", "coatedconductor", "mix", "interface",
+          "thindielectric", "diffusetransmission", "measured", "hair", "subsurface", "none", ""}},
+        {"Texture",
+         {"imagemap", "scale", "constant", "mix", "checkerboard", "bilerp", "dots", "fbm", "wrinkled", "windy",
+          "marble", "ptex", "directionmix"}},
+        {"LightSource", {"infinite", "distant", "point", "spot", "goniometric", "projection"}},
+        {"AreaLightSource", {"diffuse"}},
+        {"Accelerator", {"bvh", "kdtree"}},
+    };
+    auto it = k.find(what);
+    return it != k.end() && it->second.count(type);
+}
+
+// Named spectra of pbrt-v4 as RGB (R, G, B at about 650, 550, 450 nm). Conductors map to our presets; glasses
+// take their index at the d line (587.6 nm, Schott's catalogue); dispersion is not modelled.
+bool named_conductor(const std::string& name, vec3& eta, vec3& k) {
+    static const char* metals[] = {"Cu", "Au", "Ag", "Al"};
+    for (const char* m : metals)
+        if (name == std::string("metal-") + m + "-eta" || name == std::string("metal-") + m + "-k") {
+            conductor_preset(m, eta, k);
+            return true;
+        }
+    return false;
+}
+bool named_glass(const std::string& name, float& ior) {
+    static const std::pair<const char*, float> glasses[] = {
+        {"glass-BK7", 1.5168f},  {"glass-BAF10", 1.6700f}, {"glass-FK51A", 1.4866f}, {"glass-LASF9", 1.8503f},
+        {"glass-F5", 1.6034f},   {"glass-F10", 1.6200f},   {"glass-F11", 1.6200f},   {"glass-SF5", 1.6727f},
+        {"glass-SF10", 1.7283f}, {"glass-SF11", 1.7847f},
+    };
+    for (const auto& g : glasses)
+        if (name == g.first) {
+            ior = g.second;
+            return true;
+        }
+    return false;
+}
+
+// A blackbody of temperature T (kelvin) as linear sRGB of luminance 1: Planck's law against the CIE 1931
+// matching functions (the multi-lobe fit of Wyman, Sloan and Shirley 2013), 360-830 nm in 1 nm steps.
+vec3 blackbody_rgb(double T) {
+    auto g = [](double x, double mu, double s1, double s2) {
+        double t = (x - mu) / (x < mu ? s1 : s2);
+        return std::exp(-0.5 * t * t);
+    };
+    double X = 0, Y = 0, Z = 0;
+    for (int l = 360; l <= 830; ++l) {
+        double lam = l * 1e-9;
+        double B = 1.0 / (std::pow(lam, 5) * (std::exp(1.4387769e-2 / (lam * T)) - 1.0));
+        double xb = 1.056 * g(l, 599.8, 37.9, 31.0) + 0.362 * g(l, 442.0, 16.0, 26.7) - 0.065 * g(l, 501.1, 20.4, 26.2);
+        double yb = 0.821 * g(l, 568.8, 46.9, 40.5) + 0.286 * g(l, 530.9, 16.3, 31.1);
+        double zb = 1.217 * g(l, 437.0, 11.8, 36.0) + 0.681 * g(l, 459.0, 26.0, 13.8);
+        X += B * xb;
+        Y += B * yb;
+        Z += B * zb;
+    }
+    if (!(Y > 0.0) || !std::isfinite(Y)) return vec3(1.0f);
+    X /= Y;
+    Z /= Y;
+    Y = 1.0;
+    vec3 rgb(float(3.2404542 * X - 1.5371385 * Y - 0.4985314 * Z),
+             float(-0.9692660 * X + 1.8760108 * Y + 0.0415560 * Z),
+             float(0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z));
+    rgb = glm::max(rgb, vec3(0.0f));
+    float lum = luminance(rgb);
+    return lum > 0.0f ? rgb / lum : vec3(1.0f);
+}
+
+// pbrt-v4's EqualAreaSphereToSquare (Clarberg's equal-area octahedral map), with the exact arctangent.
+vec2 equal_area_sphere_to_square(vec3 d) {
+    float x = std::fabs(d.x), y = std::fabs(d.y), z = std::fabs(d.z);
+    float r = std::sqrt(std::max(0.0f, 1.0f - z));
+    float a = std::max(x, y), b = std::min(x, y);
+    b = a == 0.0f ? 0.0f : b / a;
+    float phi = std::atan(b) * 2.0f / kPi;
+    if (x < y) phi = 1.0f - phi;
+    float v = phi * r, u = r - v;
+    if (d.z < 0.0f) {
+        std::swap(u, v);
+        u = 1.0f - u;
+        v = 1.0f - v;
+    }
+    u = std::copysign(u, d.x);
+    v = std::copysign(v, d.y);
+    return vec2(0.5f * (u + 1.0f), 0.5f * (v + 1.0f));
+}
+
+struct AreaLight {
+    bool on = false;
+    vec3 L{1.0f};  // radiance before the shape's area (power) is known: rgb * scale, or normalized spectrum * scale
+    bool two_sided = false;
+    float power = -1.0f;
+};
+
+struct GState {
+    mat4 ctm{1.0f};
+    bool reverse = false;
+    int material = -1;  // index into Loader::mats; -1: pbrt's default (diffuse 0.5)
+    AreaLight area;
+};
+
+struct MatRec {
+    MatHandle h{};
+    bool interface = false;  // no surface: the shape is left out
+    bool textured = false;
+};
+
+struct TexRec {
+    uint32_t id = kNoTexture;  // an image, or none (a constant)
+    vec3 value{1.0f};          // the constant, or the factor on the image
+    vec3 avg{1.0f};            // the constant, or the image's average times the factor
+};
+
+struct ShapeRec {
+    std::string type;
+    Params params;
+    Loc loc;
+    mat4 ctm;
+    bool reverse;
+    int material;
+    AreaLight area;
+};
+
+struct Tokens {
+    std::vector<PbrtToken> t;
+    size_t i = 0;
+    int file = 0;
+    bool end() const { return i >= t.size(); }
+    const PbrtToken& peek() const { return t[i]; }
+};
+
+// The geometry of one shape in world space, before it goes to the builder.
+struct Geometry {
+    ObjMesh mesh;  // triangles
+    struct Quad {
+        vec3 c, eu, ev;
+    };
+    std::vector<Quad> quads;
+    struct Sphere {
+        vec3 c;
+        float r;
+    };
+    std::vector<Sphere> spheres;
+    float area() const {
+        double a = 0;
+        for (size_t i = 0; i < mesh.triangles(); ++i)
+            a += 0.5 *
+                 glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i], mesh.pos[3 * i + 2] - mesh.pos[3 * i]));
+        for (const Quad& q : quads) a += glm::length(glm::cross(q.eu, q.ev));
+        for (const Sphere& s : spheres) a += 4.0 * kPi * s.r * s.r;
+        return float(a);
+    }
+    void triangle(vec3 a, vec3 b, vec3 c) {
+        mesh.pos.insert(mesh.pos.end(), {a, b, c});
+        mesh.normal.insert(mesh.normal.end(), {vec3(0.0f), vec3(0.0f), vec3(0.0f)});
+        mesh.uv.insert(mesh.uv.end(), {vec2(0.0f), vec2(0.0f), vec2(0.0f)});
+        mesh.has_normals.push_back(0);
+        mesh.has_uv.push_back(0);
+        mesh.material.push_back(0);
+    }
+};
+
+// pbrt's choice of a triangle's side: towards its shading normals where it has them, else cross(p1-p0, p2-p0)
+// flipped when `flip` (ReverseOrientation xor a mirroring CTM). Our side is cross(p1-p0, p2-p0): swap corners.
+void orient(ObjMesh& m, bool flip) {
+    for (size_t i = 0; i < m.triangles(); ++i) {
+        bool swap = flip;
+        if (m.has_normals[i]) {
+            vec3 g = glm::cross(m.pos[3 * i + 1] - m.pos[3 * i], m.pos[3 * i + 2] - m.pos[3 * i]);
+            vec3 n = m.normal[3 * i] + m.normal[3 * i + 1] + m.normal[3 * i + 2];
+            swap = glm::dot(g, n) < 0.0f;
+        }
+        if (swap) {
+            std::swap(m.pos[3 * i + 1], m.pos[3 * i + 2]);
+            std::swap(m.normal[3 * i + 1], m.normal[3 * i + 2]);
+            std::swap(m.uv[3 * i + 1], m.uv[3 * i + 2]);
+        }
+    }
+}
+
+bool finite3(vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+mat4 rotate_deg(float deg, vec3 axis) {  // pbrt's Rotate: counter-clockwise about `axis` (right-hand rule)
+    vec3 a = glm::normalize(axis);
+    float t = deg * kPi / 180.0f, s = std::sin(t), c = std::cos(t);
+    mat4 m(1.0f);
+    // m[col][row]
+    m[0][0] = a.x * a.x + (1 - a.x * a.x) * c;
+    m[1][0] = a.x * a.y * (1 - c) - a.z * s;
+    m[2][0] = a.x * a.z * (1 - c) + a.y * s;
+    m[0][1] = a.x * a.y * (1 - c) + a.z * s;
+    m[1][1] = a.y * a.y + (1 - a.y * a.y) * c;
+    m[2][1] = a.y * a.z * (1 - c) - a.x * s;
+    m[0][2] = a.x * a.z * (1 - c) - a.y * s;
+    m[1][2] = a.y * a.z * (1 - c) + a.x * s;
+    m[2][2] = a.z * a.z + (1 - a.z * a.z) * c;
+    return m;
+}
+
+class Loader {
+public:
+    Loader(bool strict) : strict_(strict) {}
+
+    void parse_text(const std::string& text, const std::string& name) {
+        files_.push_back(name);
+        size_t slash = name.find_last_of('/');
+        dir_ = slash == std::string::npos ? std::string() : name.substr(0, slash + 1);
+        Tokens ts;
+        ts.t = pbrt_tokenize(text, name);
+        ts.file = 0;
+        parse(ts);
+        end_loc_ = eof_loc(ts, text);
+        if (!stack_.empty()) {
+            const Loc& l = stack_.back().second;
+            fail(l, std::string(stack_kind_name(stack_.back().first)) + "Begin without a matching " +
+                        stack_kind_name(stack_.back().first) + "End");
+        }
+    }
+
+    mat4 ctm() const { return gs_.ctm; }
+
+    LoadedScene finish() {
+        if (!world_) fail(end_loc_, "no WorldBegin (is this a pbrt-v4 scene?)");
+        RenderParams& rp = ls_.params;
+        rp.width = width_;
+        rp.height = height_;
+        rp.spp = spp_;
+        rp.max_depth = maxdepth_ + 1;
+        rp.seed = seed_;
+        rp.light_sampling = 1;
+        camera();
+        if (shapes_ == 0) fail(end_loc_, "the scene has no shapes");
+        if (!env_set_) b_.set_background(background_);
+        ls_.data = b_.build();
+        const size_t shown = 50;
+        for (size_t i = 0; i < ls_.warnings.size() && i < shown; ++i)
+            std::cerr << "warning: " << ls_.warnings[i] << "\n";
+        if (ls_.warnings.size() > shown)
+            std::cerr << "warning: " << ls_.warnings.size() - shown << " more warnings not shown\n";
+        return std::move(ls_);
+    }
+
+private:
+    bool strict_;
+    std::vector<std::string> files_;
+    std::string dir_;
+    Loc end_loc_;
+    SceneBuilder b_;
+    LoadedScene ls_;
+    std::set<std::string> warned_;
+    GState gs_;
+    std::vector<std::pair<char, Loc>> stack_;  // 'A' attributes, 'T' transform, 'O' object
+    std::vector<GState> saved_;
+    std::map<std::string, mat4> coordsys_;
+    std::vector<MatRec> mats_;
+    int default_mat_ = -1;
+    std::map<std::string, int> named_mats_;
+    std::map<std::string, TexRec> float_tex_, spec_tex_;
+    std::map<std::string, std::pair<LoadedImage, vec3>> images_;  // file, encoding -> texels, average
+    std::map<std::string, uint32_t> image_ids_;
+    std::map<std::string, std::vector<ShapeRec>> objects_;
+    std::string object_;  // the object being defined, or empty
+    bool in_object_ = false;
+    bool world_ = false;
+    bool active_start_ = true;
+    int include_depth_ = 0;
+    size_t shapes_ = 0;
+    // camera and render settings (pbrt-v4's defaults)
+    mat4 cam_ctm_{1.0f};
+    Loc cam_loc_;
+    float fov_ = 90.0f, lensradius_ = 0.0f, focaldistance_ = 1e6f, frameaspect_ = 0.0f;
+    uint32_t width_ = 1280, height_ = 720, spp_ = 16, maxdepth_ = 5, seed_ = 0;
+    vec3 background_{0.0f};
+    bool env_set_ = false;
+
+    static const char* stack_kind_name(char k) { return k == 'A' ? "Attribute" : k == 'T' ? "Transform" : "Object"; }
+
+    std::string where(const Loc& l) const {
+        return files_[size_t(l.file)] + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) + ": ";
+    }
+    [[noreturn]] void fail(const Loc& l, const std::string& what) const { throw SceneError(where(l) + what); }
+    void warn(const Loc& l, const std::string& what) {
+        std::string m = where(l) + what;
+        if (strict_) throw SceneError(m + " (a warning, an error with --strict)");
+        if (warned_.insert(m).second) ls_.warnings.push_back(m);
+    }
+    Loc loc(const Tokens& ts, const PbrtToken& t) const { return Loc{ts.file, t.line, t.col}; }
+    static Loc eof_loc(const Tokens& ts, const std::string& text) {
+        int line = 1, col = 1;
+        for (char c : text) {
+            if (c == '\n')
+                ++line, col = 1;
+            else
+                ++col;
+        }
+        return Loc{ts.file, line, col};
+    }
+
+    // ------------------------------------------------------------------------------------------ token reading
+    double number(Tokens& ts, const std::string& what, const Loc& at) {
+        if (ts.end()) fail(at, what + ": the file ends before all its numbers");
+        const PbrtToken& t = ts.peek();
+        double v;
+        if (t.kind != PbrtToken::Word || !pbrt_number(t.text, v))
+            fail(loc(ts, t), what + ": expected a number, got " + describe(t));
+        ++ts.i;
+        return v;
+    }
+    // n numbers, optionally in brackets (Transform [ ... ])
+    std::vector<double> numbers(Tokens& ts, size_t n, const std::string& what, const Loc& at, bool brackets) {
+        bool br = brackets && !ts.end() && ts.peek().kind == PbrtToken::LBracket;
+        if (br) ++ts.i;
+        std::vector<double> v;
+        for (size_t k = 0; k < n; ++k) v.push_back(number(ts, what + " takes " + std::to_string(n) + " numbers", at));
+        if (br) {
+            if (ts.end() || ts.peek().kind != PbrtToken::RBracket)
+                fail(ts.end() ? at : loc(ts, ts.peek()),
+                     what + ": expected ']' after " + std::to_string(n) + " numbers");
+            ++ts.i;
+        }
+        return v;
+    }
+    std::string string_arg(Tokens& ts, const std::string& what, const Loc& at) {
+        if (ts.end()) fail(at, what + ": expected a quoted string, the file ends");
+        const PbrtToken& t = ts.peek();
+        if (t.kind != PbrtToken::String) fail(loc(ts, t), what + ": expected a quoted string, got " + describe(t));
+        ++ts.i;
+        return t.text;
+    }
+    static std::string describe(const PbrtToken& t) {
+        std::string s = t.text.size() > 40 ? t.text.substr(0, 40) + "..." : t.text;
+        switch (t.kind) {
+            case PbrtToken::String: return "the string \"" + s + "\"";
+            case PbrtToken::LBracket: return "'['";
+            case PbrtToken::RBracket: return "']'";
+            default: return "'" + s + "'";
+        }
+    }
+
+    Params params(Tokens& ts) {
+        Params ps;
+        while (!ts.end() && ts.peek().kind == PbrtToken::String) {
+            const PbrtToken& d = ts.peek();
+            Param p;
+            p.loc = loc(ts, d);
+            std::istringstream ss(d.text);
+            std::string extra;
+            if (!(ss >> p.type >> p.name) || (ss >> extra))
+                fail(p.loc, "expected a parameter declaration \"type name\", got \"" + d.text + "\"");
+            if (p.type == "point") p.type = "point3";
+            if (p.type == "vector") p.type = "vector3";
+            if (p.type == "normal") p.type = "normal3";
+            if (p.type == "color") p.type = "rgb";
+            static const std::set<std::string> types = {"integer", "float",   "point2", "vector2",  "point3",
+                                                        "vector3", "normal3", "rgb",    "spectrum", "blackbody",
+                                                        "string",  "bool",    "texture"};
+            if (!types.count(p.type))
+                fail(p.loc, "unknown parameter type '" + p.type + "' in \"" + d.text +
+                                "\" (integer, float, point2, vector2, point3, vector3, normal3, rgb, spectrum, "
+                                "blackbody, string, bool, texture)");
+            ++ts.i;
+            if (ts.end()) fail(p.loc, "parameter '" + p.name + "' has no value (the file ends)");
+            std::vector<const PbrtToken*> vals;
+            if (ts.peek().kind == PbrtToken::LBracket) {
+                Loc open = loc(ts, ts.peek());
+                ++ts.i;
+                for (;;) {
+                    if (ts.end()) fail(open, "'[' without a closing ']'");
+                    const PbrtToken& t = ts.peek();
+                    if (t.kind == PbrtToken::RBracket) break;
+                    if (t.kind == PbrtToken::LBracket) fail(loc(ts, t), "'[' inside a parameter's values");
+                    vals.push_back(&t);
+                    ++ts.i;
+                }
+                ++ts.i;
+                if (vals.empty()) fail(open, "parameter '" + p.name + "' has no values ([])");
+            } else if (ts.peek().kind == PbrtToken::RBracket) {
+                fail(loc(ts, ts.peek()), "']' without an opening '['");
+            } else {
+                vals.push_back(&ts.peek());
+                ++ts.i;
+            }
+            check_values(ts, p, vals);
+            ps.push_back(std::move(p));
+        }
+        return ps;
+    }
+    void check_values(const Tokens& ts, Param& p, const std::vector<const PbrtToken*>& vals) {
+        const std::string who = "parameter '" + p.name + "' (" + p.type + ")";
+        bool strings =
+            p.type == "string" || p.type == "texture" || (p.type == "spectrum" && vals[0]->kind == PbrtToken::String);
+        for (const PbrtToken* t : vals) {
+            Loc l = loc(ts, *t);
+            if (p.type == "bool") {
+                std::string s = t->text;
+                if (s != "true" && s != "false") fail(l, who + ": expected true or false, got " + describe(*t));
+                p.bools.push_back(s == "true");
+            } else if (strings) {
+                if (t->kind != PbrtToken::String) fail(l, who + ": expected a quoted string, got " + describe(*t));
+                p.strs.push_back(t->text);
+            } else {
+                double v;
+                if (t->kind != PbrtToken::Word || !pbrt_number(t->text, v))
+                    fail(l, who + ": expected a number, got " + describe(*t));
+                if (p.type == "integer" && (v != std::floor(v) || std::fabs(v) > 2147483647.0))
+                    fail(l, who + ": expected an integer, got " + describe(*t));
+                p.nums.push_back(v);
+            }
+        }
+        size_t n = vals.size();
+        auto need = [&](bool ok, const std::string& what) {
+            if (!ok) fail(p.loc, who + ": " + what + ", got " + std::to_string(n) + " values");
+        };
+        if (p.type == "rgb") need(n == 3, "expected 3 values");
+        if (p.type == "blackbody") need(n == 1, "expected 1 value (a temperature in kelvin)");
+        if (p.type == "point3" || p.type == "vector3" || p.type == "normal3") need(n % 3 == 0, "expected triples");
+        if (p.type == "point2" || p.type == "vector2") need(n % 2 == 0, "expected pairs");
+        if (p.type == "spectrum" && strings) need(n == 1, "expected one spectrum name");
+        if (p.type == "spectrum" && !strings)
+            need(n == 1 || n % 2 == 0, "expected one value or (wavelength, value) pairs");
+    }
+
+    // ----------------------------------------------------------------------------------------- parameter use
+    static Param* find(Params& ps, const std::string& name) {
+        for (size_t i = ps.size(); i-- > 0;)
+            if (ps[i].name == name) return &ps[i];
+        return nullptr;
+    }
+    Param* get(Params& ps, const std::string& name, std::initializer_list<const char*> types) {
+        Param* p = find(ps, name);
+        if (!p) return nullptr;
+        bool ok = false;
+        std::string list;
+        for (const char* t : types) {
+            ok = ok || p->type == t;
+            list += std::string(list.empty() ? "" : " or ") + t;
+        }
+        if (!ok) fail(p->loc, "parameter '" + name + "' must be " + list + ", not " + p->type);
+        p->used = true;
+        return p;
+    }
+    float f1(Params& ps, const std::string& name, float def) {
+        Param* p = get(ps, name, {"float"});
+        if (!p) return def;
+        if (p->nums.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+        if (std::fabs(p->nums[0]) > 3.0e38) fail(p->loc, "parameter '" + name + "' is out of float range");
+        return float(p->nums[0]);
+    }
+    long long i1(Params& ps, const std::string& name, long long def, long long lo, long long hi) {
+        Param* p = get(ps, name, {"integer"});
+        if (!p) return def;
+        if (p->nums.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+        long long v = (long long)p->nums[0];
+        if (v < lo || v > hi)
+            fail(p->loc, "parameter '" + name + "' = " + std::to_string(v) + " out of range (" + std::to_string(lo) +
+                             " to " + std::to_string(hi) + ")");
+        return v;
+    }
+    bool b1(Params& ps, const std::string& name, bool def) {
+        Param* p = get(ps, name, {"bool"});
+        if (!p) return def;
+        if (p->bools.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+        return p->bools[0] != 0;
+    }
+    std::string s1(Params& ps, const std::string& name, const std::string& def) {
+        Param* p = get(ps, name, {"string"});
+        if (!p) return def;
+        if (p->strs.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+        return p->strs[0];
+    }
+    // A spectrum as RGB. `normalized` is set for spectra that are not "rgb" (illuminants are then scaled to
+    // luminance 1, as pbrt-v4 does); `named` receives a named spectrum's name ("metal-Cu-eta").
+    vec3 spectrum(Param& p, bool* normalized = nullptr, std::string* named = nullptr) {
+        p.used = true;
+        if (normalized) *normalized = p.type != "rgb";
+        if (p.type == "float") return vec3(float(p.nums[0]));
+        if (p.type == "rgb") return vec3(float(p.nums[0]), float(p.nums[1]), float(p.nums[2]));
+        if (p.type == "blackbody") {
+            if (!(p.nums[0] > 0.0)) fail(p.loc, "blackbody temperature must be > 0");
+            return blackbody_rgb(p.nums[0]);
+        }
+        if (!p.strs.empty()) {
+            if (named) *named = p.strs[0];
+            vec3 eta, k;
+            float ior;
+            if (named_conductor(p.strs[0], eta, k))
+                return p.strs[0].size() > 4 && p.strs[0].substr(p.strs[0].size() - 4) == "-eta" ? eta : k;
+            if (named_glass(p.strs[0], ior)) return vec3(ior);
+            warn(p.loc, "spectrum '" + p.strs[0] +
+                            "' not known here (named metals Cu, Au, Ag, Al; glasses; no .spd "
+                            "files): using 1");
+            return vec3(1.0f);
+        }
+        if (p.nums.size() == 1) return vec3(float(p.nums[0]));
+        // (wavelength, value) pairs, sampled at 650, 550 and 450 nm
+        auto at = [&](double lam) {
+            size_t n = p.nums.size() / 2;
+            if (lam <= p.nums[0]) return float(p.nums[1]);
+            for (size_t i = 1; i < n; ++i)
+                if (lam <= p.nums[2 * i]) {
+                    double l0 = p.nums[2 * i - 2], l1 = p.nums[2 * i], t = l1 > l0 ? (lam - l0) / (l1 - l0) : 1.0;
+                    return float(p.nums[2 * i - 1] * (1 - t) + p.nums[2 * i + 1] * t);
+                }
+            return float(p.nums[2 * n - 1]);
+        };
+        return vec3(at(650.0), at(550.0), at(450.0));
+    }
+    bool spectrum(Params& ps, const std::string& name, vec3& out, bool* normalized = nullptr,
+                  std::string* named = nullptr, bool allow_float = false) {
+        Param* p = allow_float ? get(ps, name, {"rgb", "spectrum", "blackbody", "float"})
+                               : get(ps, name, {"rgb", "spectrum", "blackbody"});
+        if (!p) return false;
+        if (p->type == "float" && p->nums.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+        out = spectrum(*p, normalized, named);
+        return true;
+    }
+    // A reflectance: a spectrum (clamped to [0, 1]) or a spectrum texture.
+    TexRec spectex(Params& ps, const std::string& name, vec3 def, Loc* at = nullptr) {
+        Param* p = get(ps, name, {"rgb", "spectrum", "blackbody", "texture", "float"});
+        TexRec t;
+        t.value = t.avg = def;
+        if (!p) return t;
+        if (at) *at = p->loc;
+        if (p->type == "texture") {
+            auto it = spec_tex_.find(p->strs[0]);
+            if (it == spec_tex_.end()) {
+                if (float_tex_.count(p->strs[0])) return float_tex_[p->strs[0]];  // pbrt-v4 refuses; we take it
+                fail(p->loc, "no spectrum texture named '" + p->strs[0] + "'");
+            }
+            return it->second;
+        }
+        if (p->type == "float" && p->nums.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+        t.value = t.avg = spectrum(*p);
+        return t;
+    }
+    // A float that may be given as a float texture (its average, with a warning, where no texture is supported).
+    float floattex(Params& ps, const std::string& name, float def) {
+        Param* p = get(ps, name, {"float", "texture"});
+        if (!p) return def;
+        if (p->type == "float") {
+            if (p->nums.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+            return float(p->nums[0]);
+        }
+        auto it = float_tex_.find(p->strs[0]);
+        if (it == float_tex_.end()) fail(p->loc, "no float texture named '" + p->strs[0] + "'");
+        if (it->second.id != kNoTexture)
+            warn(p->loc,
+                 "a texture for '" + name + "' not supported: using its average " + std::to_string(it->second.avg.x));
+        return it->second.avg.x;
+    }
+    // Parameters nothing read: a warning for those pbrt-v4 knows, an error for the others.
+    void check_unused(Params& ps, const std::string& what, const std::string& type) {
+        auto it = known_params().find(what + " " + type);
+        for (Param& p : ps) {
+            if (p.used) continue;
+            if (it != known_params().end() && it->second.count(p.name))
+                warn(p.loc, "parameter '" + p.name + "' of " + what + " \"" + type + "\" not supported: ignored");
+            else
+                fail(p.loc, "unknown parameter '" + p.name + "' for " + what + " \"" + type + "\"");
+        }
+    }
+    static void use_all(Params& ps) {
+        for (Param& p : ps) p.used = true;
+    }
+
+    // ------------------------------------------------------------------------------------------------ parsing
+    std::string resolve(const std::string& f) const { return !f.empty() && f[0] == '/' ? f : dir_ + f; }
+
+    void need_world(const Loc& l, const std::string& d, bool inside) {
+        if (inside && !world_) fail(l, d + " before WorldBegin (it belongs in the world block)");
+        if (!inside && world_) fail(l, d + " after WorldBegin (it belongs before it)");
+    }
+
+    void apply(const mat4& m, bool concat) {
+        if (!active_start_) return;  // only the start time's transform is used (no motion blur)
+        gs_.ctm = concat ? gs_.ctm * m : m;
+    }
+
+    void parse(Tokens& ts) {
+        while (!ts.end()) {
+            const PbrtToken& t = ts.peek();
+            const Loc l = loc(ts, t);
+            if (t.kind != PbrtToken::Word) fail(l, "expected a directive, got " + describe(t));
+            const std::string d = t.text;
+            ++ts.i;
+            directive(ts, d, l);
+        }
+    }
+
+    void directive(Tokens& ts, const std::string& d, const Loc& l) {
+        if (d == "Translate") {
+            auto v = numbers(ts, 3, d, l, false);
+            mat4 m(1.0f);
+            m[3] = vec4(static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]), 1.0f);
+            apply(m, true);
+        } else if (d == "Scale") {
+            auto v = numbers(ts, 3, d, l, false);
+            apply(glm::scale(mat4(1.0f),
+                             vec3(static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]))),
+                  true);
+        } else if (d == "Rotate") {
+            auto v = numbers(ts, 4, d, l, false);
+            vec3 axis(static_cast<float>(v[1]), static_cast<float>(v[2]), static_cast<float>(v[3]));
+            if (!(glm::length(axis) > 0.0f)) fail(l, "Rotate about a zero axis");
+            apply(rotate_deg(static_cast<float>(v[0]), axis), true);
+        } else if (d == "LookAt") {
+            auto v = numbers(ts, 9, d, l, false);
+            vec3 pos(static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])),
+                look(static_cast<float>(v[3]), static_cast<float>(v[4]), static_cast<float>(v[5])),
+                up(static_cast<float>(v[6]), static_cast<float>(v[7]), static_cast<float>(v[8]));
+            vec3 dir = look - pos;
+            if (!(glm::length(dir) > 0.0f)) fail(l, "LookAt: the eye and the look-at point are the same");
+            if (!(glm::length(up) > 0.0f)) fail(l, "LookAt: zero up vector");
+            dir = glm::normalize(dir);
+            vec3 right = glm::cross(glm::normalize(up), dir);
+            if (!(glm::length(right) > 1e-6f)) fail(l, "LookAt: the up vector and the viewing direction are parallel");
+            right = glm::normalize(right);
+            vec3 nup = glm::cross(dir, right);
+            mat4 w(1.0f);  // world from camera
+            w[0] = vec4(right, 0.0f);
+            w[1] = vec4(nup, 0.0f);
+            w[2] = vec4(dir, 0.0f);
+            w[3] = vec4(pos, 1.0f);
+            apply(glm::inverse(w), true);
+        } else if (d == "Transform" || d == "ConcatTransform") {
+            auto v = numbers(ts, 16, d, l, true);
+            mat4 m;
+            for (int c = 0; c < 4; ++c)
+                for (int r = 0; r < 4; ++r) m[c][r] = static_cast<float>(v[size_t(c * 4 + r)]);
+            apply(m, d == "ConcatTransform");
+        } else if (d == "Identity") {
+            apply(mat4(1.0f), false);
+        } else if (d == "CoordinateSystem") {
+            coordsys_[string_arg(ts, d, l)] = gs_.ctm;
+        } else if (d == "CoordSysTransform") {
+            std::string n = string_arg(ts, d, l);
+            auto it = coordsys_.find(n);
+            if (it == coordsys_.end())
+                warn(l, "no coordinate system named '" + n + "': CoordSysTransform ignored");
+            else
+                apply(it->second, false);
+        } else if (d == "TransformTimes") {
+            numbers(ts, 2, d, l, false);
+            warn(l, "TransformTimes not supported (no motion blur): ignored");
+        } else if (d == "ActiveTransform") {
+            if (ts.end() || ts.peek().kind != PbrtToken::Word)
+                fail(l, "ActiveTransform: expected StartTime, EndTime or All");
+            std::string w = ts.peek().text;
+            ++ts.i;
+            if (w == "StartTime" || w == "All")
+                active_start_ = true;
+            else if (w == "EndTime")
+                active_start_ = false, warn(l, "transforms at EndTime not supported (no motion blur): ignored");
+            else
+                fail(l, "ActiveTransform: expected StartTime, EndTime or All, got '" + w + "'");
+        } else if (d == "ReverseOrientation") {
+            gs_.reverse = !gs_.reverse;
+        } else if (d == "AttributeBegin" || d == "TransformBegin") {
+            if (d == "TransformBegin") warn(l, "TransformBegin is deprecated in pbrt-v4 (read as in pbrt-v3)");
+            push(d == "AttributeBegin" ? 'A' : 'T', l);
+        } else if (d == "AttributeEnd" || d == "TransformEnd") {
+            pop(d == "AttributeEnd" ? 'A' : 'T', l, d);
+        } else if (d == "ObjectBegin") {
+            need_world(l, d, true);
+            std::string n = string_arg(ts, d, l);
+            if (in_object_) fail(l, "ObjectBegin inside the definition of object '" + object_ + "'");
+            if (objects_.count(n)) warn(l, "a second object named '" + n + "': it replaces the first");
+            push('O', l);
+            in_object_ = true;
+            object_ = n;
+            objects_[n].clear();
+        } else if (d == "ObjectEnd") {
+            if (!in_object_) fail(l, "ObjectEnd without ObjectBegin");
+            pop('O', l, d);
+            in_object_ = false;
+        } else if (d == "ObjectInstance") {
+            need_world(l, d, true);
+            std::string n = string_arg(ts, d, l);
+            if (in_object_) fail(l, "ObjectInstance inside the definition of object '" + object_ + "'");
+            auto it = objects_.find(n);
+            if (it == objects_.end()) fail(l, "no object named '" + n + "'");
+            for (ShapeRec r : it->second) {  // a copy: its parameters are read anew
+                r.ctm = gs_.ctm * r.ctm;
+                shape(r);
+            }
+        } else if (d == "Include" || d == "Import") {
+            include(ts, d, l);
+        } else if (d == "WorldBegin") {
+            if (world_) fail(l, "a second WorldBegin");
+            world_ = true;
+            gs_.ctm = mat4(1.0f);
+            coordsys_["world"] = mat4(1.0f);
+        } else if (d == "WorldEnd") {
+            warn(l, "WorldEnd is pbrt-v3 syntax: ignored");
+        } else if (d == "Camera") {
+            need_world(l, d, false);
+            camera_directive(ts, l);
+        } else if (d == "Film" || d == "Sampler" || d == "Integrator" || d == "PixelFilter" || d == "Accelerator") {
+            need_world(l, d, false);
+            std::string type = string_arg(ts, d, l);
+            Params ps = params(ts);
+            options_directive(d, type, ps, l);
+        } else if (d == "ColorSpace") {
+            std::string n = string_arg(ts, d, l);
+            if (n != "srgb") warn(l, "color space '" + n + "' not supported: colors read as linear sRGB");
+        } else if (d == "Option") {
+            Params ps = params(ts);
+            use_all(ps);
+            warn(l, "Option not supported: ignored");
+        } else if (d == "Attribute") {
+            std::string target = string_arg(ts, d, l);
+            Params ps = params(ts);
+            use_all(ps);
+            warn(l, "Attribute \"" + target + "\" (default parameters) not supported: ignored");
+        } else if (d == "MakeNamedMedium") {
+            string_arg(ts, d, l);
+            Params ps = params(ts);
+            use_all(ps);
+            warn(l, "participating media not supported: MakeNamedMedium ignored");
+        } else if (d == "MediumInterface") {
+            std::string a = string_arg(ts, d, l);
+            std::string b = !ts.end() && ts.peek().kind == PbrtToken::String ? string_arg(ts, d, l) : a;
+            if (!a.empty() || !b.empty()) warn(l, "participating media not supported: MediumInterface ignored");
+        } else if (d == "Shape") {
+            need_world(l, d, true);
+            ShapeRec r;
+            r.type = string_arg(ts, d, l);
+            r.params = params(ts);
+            r.loc = l;
+            r.ctm = gs_.ctm;
+            r.reverse = gs_.reverse;
+            r.material = gs_.material;
+            r.area = gs_.area;
+            if (in_object_)
+                objects_[object_].push_back(std::move(r));
+            else
+                shape(r);
+        } else if (d == "Material") {
+            need_world(l, d, true);
+            std::string type = string_arg(ts, d, l);
+            Params ps = params(ts);
+            gs_.material = material(type, ps, l);
+        } else if (d == "MakeNamedMaterial") {
+            need_world(l, d, true);
+            std::string n = string_arg(ts, d, l);
+            Params ps = params(ts);
+            Param* tp = get(ps, "type", {"string"});
+            if (!tp) fail(l, "MakeNamedMaterial \"" + n + "\" without \"string type\"");
+            if (named_mats_.count(n)) warn(l, "a second material named '" + n + "': it replaces the first");
+            named_mats_[n] = material(tp->strs[0], ps, l);
+        } else if (d == "NamedMaterial") {
+            need_world(l, d, true);
+            std::string n = string_arg(ts, d, l);
+            auto it = named_mats_.find(n);
+            if (it == named_mats_.end()) fail(l, "no material named '" + n + "'");
+            gs_.material = it->second;
+        } else if (d == "Texture") {
+            need_world(l, d, true);
+            texture_directive(ts, l);
+        } else if (d == "LightSource") {
+            need_world(l, d, true);
+            std::string type = string_arg(ts, d, l);
+            Params ps = params(ts);
+            light(type, ps, l);
+        } else if (d == "AreaLightSource") {
+            need_world(l, d, true);
+            std::string type = string_arg(ts, d, l);
+            Params ps = params(ts);
+            area_light(type, ps, l);
+        } else {
+            double v;
+            if (pbrt_number(d, v)) fail(l, "expected a directive, got the number '" + d + "'");
+            fail(l, "unknown directive '" + (d.size() > 40 ? d.substr(0, 40) + "..." : d) + "'");
+        }
+    }
+
+    void push(char kind, const Loc& l) {
+        stack_.push_back({kind, l});
+        saved_.push_back(gs_);
+    }
+    void pop(char kind, const Loc& l, const std::string& d) {
+        if (stack_.empty() || stack_.back().first != kind) {
+            if (stack_.empty()) fail(l, d + " without a matching " + stack_kind_name(kind) + "Begin");
+            fail(l, d + " closes the " + stack_kind_name(stack_.back().first) + "Begin of line " +
+                        std::to_string(stack_.back().second.line) + "");
+        }
+        if (kind == 'T')
+            gs_.ctm = saved_.back().ctm;  // TransformEnd restores the transform only
+        else
+            gs_ = saved_.back();
+        stack_.pop_back();
+        saved_.pop_back();
+    }
+
+    void include(Tokens& ts, const std::string& d, const Loc& l) {
+        std::string f = string_arg(ts, d, l);
+        if (f.empty()) fail(l, d + " of an empty file name");
+        std::string path = resolve(f);
+        if (include_depth_ >= 32) fail(l, d + " nested more than 32 deep (does a file include itself?)");
+        struct stat st;
+        if (::stat(path.c_str(), &st) != 0) fail(l, "cannot open included file '" + path + "'");
+        if (!S_ISREG(st.st_mode)) fail(l, "included file '" + path + "' is not a regular file");
+        std::ifstream in(path, std::ios::binary);
+        if (!in) fail(l, "cannot open included file '" + path + "'");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        files_.push_back(path);
+        Tokens inc;
+        inc.file = int(files_.size() - 1);
+        inc.t = pbrt_tokenize(text, path);
+        ++include_depth_;
+        parse(inc);
+        --include_depth_;
+    }
+
+    // ------------------------------------------------------------------------------------- camera and options
+    void camera_directive(Tokens& ts, const Loc& l) {
+        std::string type = string_arg(ts, "Camera", l);
+        Params ps = params(ts);
+        cam_ctm_ = gs_.ctm;
+        cam_loc_ = l;
+        float det = glm::determinant(mat3(cam_ctm_));
+        if (!(std::isfinite(det) && std::fabs(det) > 1e-12f)) fail(l, "Camera: the transform is singular");
+        coordsys_["camera"] = glm::inverse(cam_ctm_);
+        if (type != "perspective") {
+            if (!pbrt_knows("Camera", type)) fail(l, "unknown camera type '" + type + "'");
+            warn(l, "camera \"" + type + "\" not supported: a perspective camera with the same transform and fov 90");
+            use_all(ps);
+            return;
+        }
+        fov_ = f1(ps, "fov", 90.0f);
+        if (!(fov_ > 0.0f && fov_ < 180.0f)) fail(find(ps, "fov")->loc, "fov must be in (0, 180) degrees");
+        lensradius_ = f1(ps, "lensradius", 0.0f);
+        if (lensradius_ < 0.0f) fail(find(ps, "lensradius")->loc, "lensradius must not be negative");
+        focaldistance_ = f1(ps, "focaldistance", 1e6f);
+        if (!(focaldistance_ > 0.0f)) fail(find(ps, "focaldistance")->loc, "focaldistance must be > 0");
+        frameaspect_ = f1(ps, "frameaspectratio", 0.0f);
+        if (frameaspect_ < 0.0f) fail(find(ps, "frameaspectratio")->loc, "frameaspectratio must be > 0");
+        for (const char* s : {"shutteropen", "shutterclose"}) f1(ps, s, 0.0f);  // no motion blur: no effect
+        check_unused(ps, "Camera", type);
+    }
+
+    void camera() {
+        mat4 W = glm::inverse(cam_ctm_);  // world from camera
+        CameraData c;
+        c.pos = vec3(W * vec4(0, 0, 0, 1));
+        c.forward = glm::normalize(vec3(W * vec4(0, 0, 1, 0)));
+        vec3 up = vec3(W * vec4(0, 1, 0, 0)), right = vec3(W * vec4(1, 0, 0, 0));
+        // an orthonormal frame as the generator expects it, keeping the matrix's handedness
+        right = glm::normalize(right - c.forward * glm::dot(c.forward, right));
+        up = up - c.forward * glm::dot(c.forward, up) - right * glm::dot(right, up);
+        if (!(glm::length(up) > 0.0f) || !finite3(c.pos) || !finite3(c.forward) || !finite3(right) || !finite3(up))
+            fail(cam_loc_, "Camera: degenerate transform");
+        c.up = glm::normalize(up);
+        c.right = right;
+        float aspect = frameaspect_ > 0.0f ? frameaspect_ : float(width_) / float(height_);
+        // pbrt: the screen window is [-aspect, aspect] x [-1, 1] for landscape, [-1, 1] x [-1/aspect, 1/aspect]
+        // for portrait, times tan(fov / 2): the fov spans the shorter axis
+        float t = std::tan(0.5f * fov_ * kPi / 180.0f);
+        c.tan_half_fov_y = aspect >= 1.0f ? t : t / aspect;
+        c.aspect = float(width_) / float(height_);
+        if (frameaspect_ > 0.0f && std::fabs(frameaspect_ - c.aspect) > 1e-4f * c.aspect)
+            warn(cam_loc_, "frameaspectratio differs from the film's: the image is stretched to the film");
+        c.lens_radius = lensradius_;
+        c.focus_dist = focaldistance_;
+        b_.set_camera(c);
+    }
+
+    void options_directive(const std::string& d, const std::string& type, Params& ps, const Loc& l) {
+        if (!pbrt_knows(d, type)) fail(l, "unknown " + d + " type '" + type + "'");
+        if (d == "Accelerator") {
+            use_all(ps);  // our own tree; no effect on the image
+            return;
+        }
+        if (d == "Film") {
+            if (type != "rgb") warn(l, "film \"" + type + "\" not supported: an RGB film");
+            width_ = uint32_t(i1(ps, "xresolution", 1280, 1, 1 << 20));
+            height_ = uint32_t(i1(ps, "yresolution", 720, 1, 1 << 20));
+            s1(ps, "filename", "");  // the output file is the command line's (-o; default: the scene's name)
+            f1(ps, "diagonal", 35.0f);
+            b1(ps, "savefp16", true);
+            if (type == "rgb")
+                check_unused(ps, d, type);
+            else
+                use_all(ps);
+            return;
+        }
+        if (d == "Sampler") {
+            if (type == "stratified") {
+                long long x = i1(ps, "xsamples", 4, 1, 1 << 12), y = i1(ps, "ysamples", 4, 1, 1 << 12);
+                spp_ = uint32_t(x * y);
+            } else {
+                spp_ = uint32_t(i1(ps, "pixelsamples", 16, 1, 1 << 30));
+            }
+            seed_ = uint32_t(i1(ps, "seed", 0, 0, 2147483647));
+            for (Param& p : ps)  // the sampling pattern changes the noise, not the image it converges to
+                if (p.name == "randomization" || p.name == "jitter" || p.name == "dimensions") p.used = true;
+            check_unused(ps, d, type);
+            return;
+        }
+        if (d == "Integrator") {
+            maxdepth_ = uint32_t(i1(ps, "maxdepth", 5, 0, 1 << 20));
+            if (type != "path" && type != "volpath") {
+                warn(l, "integrator \"" + type + "\" not supported: rendered with the path tracer (maxdepth " +
+                            std::to_string(maxdepth_) + ")");
+                use_all(ps);
+                return;
+            }
+            s1(ps, "lightsampler", "bvh");  // light selection changes the noise only
+            if (b1(ps, "regularize", false))
+                warn(find(ps, "regularize")->loc, "path regularization not supported: ignored");
+            check_unused(ps, d, type);
+            return;
+        }
+        // PixelFilter
+        if (type == "box") {
+            float xr = f1(ps, "xradius", 0.5f), yr = f1(ps, "yradius", 0.5f);
+            if (xr != 0.5f || yr != 0.5f) warn(l, "box filter radius other than 0.5 not supported: 0.5 (one pixel)");
+            check_unused(ps, d, type);
+        } else {
+            use_all(ps);
+            warn(l, "pixel filter \"" + type + "\" not supported: a box filter over each pixel");
+        }
+    }
+
+    // ----------------------------------------------------------------------------------- textures, materials
+    uint32_t image(const std::string& file, bool srgb, const Loc& l, vec3& avg) {
+        std::string key = file + (srgb ? "|srgb" : "|linear");
+        auto it = image_ids_.find(key);
+        if (it != image_ids_.end()) {
+            avg = images_[key].second;
+            return it->second;
+        }
+        struct stat st;
+        if (::stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail(l, "'" + file + "' is not a regular file");
+        LoadedImage im;
+        try {
+            im = load_image(file, srgb);
+        } catch (const ImageError& e) { fail(l, e.what()); }
+        if (im.width == 0 || im.height == 0) fail(l, "'" + file + "': empty image");
+        vec3 a(0.0f);
+        for (const F4& t : im.texels) a += vec3(t.x, t.y, t.z);
+        a /= float(im.texels.size());
+        uint32_t id = b_.texture(im.texels, im.width, im.height);
+        images_[key].second = a;
+        image_ids_[key] = id;
+        avg = a;
+        return id;
+    }
+
+    void texture_directive(Tokens& ts, const Loc& l) {
+        std::string name = string_arg(ts, "Texture", l);
+        std::string kind = string_arg(ts, "Texture", l);
+        std::string cls = string_arg(ts, "Texture", l);
+        Params ps = params(ts);
+        if (kind == "color") kind = "spectrum";
+        if (kind != "spectrum" && kind != "float") fail(l, "texture type '" + kind + "' (expected float or spectrum)");
+        bool is_float = kind == "float";
+        if (!pbrt_knows("Texture", cls)) fail(l, "unknown texture class '" + cls + "'");
+        TexRec t;
+        auto value = [&](const std::string& p, float def) -> TexRec {  // a float/spectrum or a texture
+            Param* q = find(ps, p);
+            if (q && q->type == "texture") {
+                q->used = true;
+                auto& m = is_float ? float_tex_ : spec_tex_;
+                auto it = m.find(q->strs[0]);
+                if (it == m.end()) fail(q->loc, "no " + kind + " texture named '" + q->strs[0] + "'");
+                return it->second;
+            }
+            TexRec r;
+            r.value = r.avg = vec3(def);
+            if (!q) return r;
+            if (is_float || q->type == "float") {
+                r.value = r.avg = vec3(f1(ps, p, def));
+            } else {
+                vec3 v;
+                spectrum(ps, p, v);
+                r.value = r.avg = v;
+            }
+            return r;
+        };
+        if (cls == "imagemap") {
+            std::string file = s1(ps, "filename", "");
+            if (file.empty()) fail(l, "imagemap texture '" + name + "' without \"string filename\"");
+            std::string enc = s1(ps, "encoding", "sRGB");
+            if (enc != "sRGB" && enc != "linear")
+                warn(find(ps, "encoding")->loc, "encoding '" + enc + "' not supported: sRGB");
+            float scale = f1(ps, "scale", 1.0f);
+            if (b1(ps, "invert", false)) warn(find(ps, "invert")->loc, "inverted textures not supported: not inverted");
+            s1(ps, "filter", "bilinear");  // we filter bilinearly
+            f1(ps, "maxanisotropy", 8.0f);
+            std::string wrap = s1(ps, "wrap", "repeat");
+            if (wrap != "repeat") warn(find(ps, "wrap")->loc, "wrap mode '" + wrap + "' not supported: repeat");
+            std::string mapping = s1(ps, "mapping", "uv");
+            if (mapping != "uv") warn(find(ps, "mapping")->loc, "texture mapping '" + mapping + "' not supported: uv");
+            for (const char* s : {"uscale", "vscale", "udelta", "vdelta"}) {
+                float def = s[1] == 's' ? 1.0f : 0.0f;
+                if (f1(ps, s, def) != def)
+                    warn(find(ps, s)->loc, std::string("'") + s + "' not supported: the texture's own coordinates");
+            }
+            vec3 avg;
+            t.id = image(resolve(file), enc != "linear", find(ps, "filename")->loc, avg);
+            t.value = vec3(scale);
+            t.avg = avg * scale;
+            if (is_float) t.avg = vec3(luminance(t.avg));
+            check_unused(ps, "Texture", cls);
+        } else if (cls == "scale") {
+            TexRec a = value("tex", 1.0f), s = value("scale", 1.0f);
+            if (a.id != kNoTexture && s.id != kNoTexture) {
+                warn(l, "scale of two image textures not supported: the first times the second's average");
+                s.value = s.avg;
+            }
+            t.id = a.id != kNoTexture ? a.id : s.id;
+            t.value = a.value * s.value;
+            t.avg = a.avg * s.avg;
+            check_unused(ps, "Texture", cls);
+        } else if (cls == "constant") {
+            t = value("value", 1.0f);
+            check_unused(ps, "Texture", cls);
+        } else if (cls == "mix" || cls == "checkerboard") {
+            TexRec a = value("tex1", cls == "mix" ? 0.0f : 1.0f), c = value("tex2", cls == "mix" ? 1.0f : 0.0f);
+            float amount = 0.5f;
+            if (cls == "mix") {
+                Param* q = find(ps, "amount");
+                if (q && q->type == "float") amount = f1(ps, "amount", 0.5f);
+            }
+            use_all(ps);
+            t.value = t.avg = a.avg * (1.0f - amount) + c.avg * amount;
+            warn(l, cls + " texture not supported: the constant average of its two textures");
+        } else {
+            use_all(ps);
+            t.value = t.avg = vec3(0.5f);
+            warn(l, cls + " texture not supported: a constant 0.5");
+        }
+        (is_float ? float_tex_ : spec_tex_)[name] = t;
+    }
+
+    float alpha(Params& ps, const std::string& prefix, float def, bool remap, const Loc& l) {
+        float r = floattex(ps, prefix + "roughness", def);
+        float u = floattex(ps, prefix + "uroughness", r), v = floattex(ps, prefix + "vroughness", r);
+        if (u < 0.0f || v < 0.0f) fail(l, "roughness must not be negative");
+        if (std::fabs(u - v) > 1e-6f * std::max(u, v))
+            warn(l, "anisotropic roughness not supported: the geometric mean of uroughness and vroughness");
+        float a = std::sqrt(u * v);  // u == v: that value
+        if (remap) a = std::sqrt(a);
+        return a < 1e-3f ? 0.0f : a;  // pbrt-v4 treats alpha below 1e-3 as smooth
+    }
+
+    int add_mat(MatHandle h, bool textured = false) {
+        mats_.push_back(MatRec{h, false, textured});
+        return int(mats_.size() - 1);
+    }
+
+    int material(const std::string& type, Params& ps, const Loc& l) {
+        if (!pbrt_knows("Material", type)) fail(l, "unknown material type '" + type + "'");
+        const std::string who = "material \"" + type + "\"";
+        if (type == "interface" || type == "none" || type.empty()) {
+            check_unused(ps, "Material", "interface");
+            MatRec r;
+            r.interface = true;
+            mats_.push_back(r);
+            return int(mats_.size() - 1);
+        }
+        bool remap = true;  // read by the materials that have roughness
+        if (type == "conductor" || type == "dielectric" || type == "coateddiffuse" || type == "coatedconductor")
+            remap = b1(ps, "remaproughness", true);
+        int idx = -1;
+        if (type == "diffuse") {
+            TexRec r = spectex(ps, "reflectance", vec3(0.5f));
+            idx = add_mat(b_.lambert(glm::clamp(r.value, 0.0f, 1.0f), r.id), r.id != kNoTexture);
+        } else if (type == "conductor") {
+            float a = alpha(ps, "", 0.0f, remap, l);
+            vec3 eta, k;
+            conductor_preset("Cu", eta, k);
+            Loc rl;
+            if (find(ps, "reflectance")) {
+                TexRec r = spectex(ps, "reflectance", vec3(1.0f), &rl);
+                if (r.id != kNoTexture) warn(rl, "a reflectance texture on a conductor not supported: its average");
+                idx = add_mat(b_.conductor(glm::clamp(r.avg, 0.0f, 1.0f), a));
+                if (find(ps, "eta") || find(ps, "k")) warn(l, "conductor with reflectance: eta and k ignored");
+                use_all(ps);
+            } else {
+                spectrum(ps, "eta", eta, nullptr, nullptr, true);
+                spectrum(ps, "k", k, nullptr, nullptr, true);
+                if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f) fail(find(ps, "eta")->loc, "eta must be > 0");
+                if (glm::min(k.x, glm::min(k.y, k.z)) < 0.0f) fail(find(ps, "k")->loc, "k must not be negative");
+                idx = add_mat(b_.conductor_complex(eta, k, a));
+            }
+        } else if (type == "dielectric" || type == "thindielectric") {
+            float ior = 1.5f;
+            Param* e = get(ps, "eta", {"float", "spectrum", "rgb"});
+            if (e) {
+                vec3 v = e->type == "float" ? vec3(float(e->nums.at(0))) : spectrum(*e);
+                if (std::fabs(v.x - v.y) > 1e-4f || std::fabs(v.y - v.z) > 1e-4f)
+                    warn(e->loc, "dispersion not supported: the index at 550 nm");
+                ior = v.y;
+                if (!(ior > 0.0f)) fail(e->loc, "eta must be > 0");
+            }
+            float a = type == "dielectric" ? alpha(ps, "", 0.0f, remap, l) : 0.0f;
+            if (type == "thindielectric")
+                warn(l, "thindielectric not supported: a smooth dielectric of its eta (a solid, not a thin sheet)");
+            if (ior < 1.0f) {
+                warn(e->loc, "eta below 1 taken as 1 / eta (the normal's side is the denser medium here)");
+                ior = 1.0f / ior;
+            }
+            if (ior == 1.0f) ior = 1.0001f;
+            idx = add_mat(b_.dielectric(ior, a));
+        } else if (type == "coateddiffuse") {
+            TexRec r = spectex(ps, "reflectance", vec3(0.5f));
+            float a = alpha(ps, "", 0.0f, remap, l);
+            for (const char* s : {"thickness", "g"}) floattex(ps, s, 0.0f);
+            use_all(ps);  // the coating's layer parameters (eta, albedo, maxdepth, nsamples) have no counterpart
+            PrincipledData d{};
+            d.base_color = glm::clamp(r.value, 0.0f, 1.0f);
+            d.metallic = 0.0f;
+            d.roughness = glm::clamp(std::sqrt(a), 0.0f, 1.0f);
+            d.base_tex = r.id;
+            d.mr_tex = d.normal_tex = d.emissive_tex = kNoTexture;
+            d.normal_scale = 1.0f;
+            d.emissive = vec3(0.0f);
+            warn(l,
+                 "coateddiffuse approximated by the principled (glTF) BSDF: metallic 0, base color = reflectance, "
+                 "roughness = sqrt(alpha) = " +
+                     std::to_string(d.roughness) + ", specular F0 0.04; thickness, albedo, g and eta ignored");
+            idx = add_mat(b_.principled(d), r.id != kNoTexture);
+        } else if (type == "coatedconductor") {
+            float a = alpha(ps, "conductor.", 0.0f, remap, l);
+            float ai = alpha(ps, "interface.", 0.0f, remap, l);
+            vec3 eta, k;
+            conductor_preset("Cu", eta, k);
+            if (find(ps, "reflectance")) {
+                TexRec r = spectex(ps, "reflectance", vec3(1.0f));
+                idx = add_mat(b_.conductor(glm::clamp(r.avg, 0.0f, 1.0f), a));
+            } else {
+                spectrum(ps, "conductor.eta", eta, nullptr, nullptr, true);
+                spectrum(ps, "conductor.k", k, nullptr, nullptr, true);
+                if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f || glm::min(k.x, glm::min(k.y, k.z)) < 0.0f)
+                    fail(l, "conductor.eta must be > 0 and conductor.k not negative");
+                idx = add_mat(b_.conductor_complex(eta, k, a));
+            }
+            use_all(ps);
+            warn(l, "coatedconductor approximated by its conductor alone (alpha " + std::to_string(a) +
+                        "): the dielectric coating (interface alpha " + std::to_string(ai) +
+                        ", eta, thickness, albedo) ignored");
+        } else if (type == "mix") {
+            Param* m = get(ps, "materials", {"string"});
+            if (!m || m->strs.size() != 2) fail(m ? m->loc : l, "mix needs \"string materials\" [ \"a\" \"b\" ]");
+            float amount = floattex(ps, "amount", 0.5f);
+            const std::string& pick = m->strs[amount > 0.5f ? 1 : 0];
+            for (const std::string& s : m->strs)
+                if (!named_mats_.count(s)) fail(m->loc, "no material named '" + s + "'");
+            warn(l, "mix material not supported: '" + pick + "', the one of the larger weight");
+            check_unused(ps, "Material", type);
+            return named_mats_[pick];
+        } else {  // diffusetransmission, measured, hair, subsurface
+            TexRec r = spectex(ps, "reflectance", vec3(type == "diffusetransmission" ? 0.25f : 0.5f));
+            use_all(ps);
+            warn(l, who + " not supported: diffuse with its reflectance (or 0.5)");
+            return add_mat(b_.lambert(glm::clamp(r.value, 0.0f, 1.0f), r.id), r.id != kNoTexture);
+        }
+        check_unused(ps, "Material", type);
+        return idx;
+    }
+
+    // --------------------------------------------------------------------------------------------- lights
+    void area_light(const std::string& type, Params& ps, const Loc& l) {
+        if (!pbrt_knows("AreaLightSource", type)) fail(l, "unknown area light type '" + type + "'");
+        AreaLight a;
+        a.on = true;
+        bool normalized = false;
+        vec3 L(1.0f);
+        spectrum(ps, "L", L, &normalized);
+        if (glm::min(L.x, glm::min(L.y, L.z)) < 0.0f) fail(find(ps, "L")->loc, "L must not be negative");
+        if (normalized) {
+            float lum = luminance(L);
+            L = lum > 0.0f ? L / lum : L;
+        }
+        float scale = f1(ps, "scale", 1.0f);
+        a.L = L * scale;
+        a.two_sided = b1(ps, "twosided", false);
+        a.power = f1(ps, "power", -1.0f);
+        if (find(ps, "power") && a.power > 0.0f)
+            warn(find(ps, "power")->loc, "'power' spread over each shape's whole area (pbrt-v4: per triangle)");
+        check_unused(ps, "AreaLightSource", type);
+        gs_.area = a;
+    }
+
+    void light(const std::string& type, Params& ps, const Loc& l) {
+        if (!pbrt_knows("LightSource", type)) fail(l, "unknown light type '" + type + "'");
+        if (type != "infinite") {
+            use_all(ps);
+            warn(l, "light \"" + type +
+                        "\" not supported (wavepath has area lights and an environment only): skipped; "
+                        "an emitting sphere or disk stands in for it");
+            return;
+        }
+        float scale = f1(ps, "scale", 1.0f);
+        std::string file = s1(ps, "filename", "");
+        if (find(ps, "illuminance")) warn(find(ps, "illuminance")->loc, "'illuminance' not supported: ignored");
+        vec3 L(1.0f);
+        bool normalized = false;
+        bool hasL = spectrum(ps, "L", L, &normalized);
+        if (normalized && luminance(L) > 0.0f) L /= luminance(L);
+        check_unused(ps, "LightSource", type);
+        if (hasL && !file.empty()) fail(l, "infinite light with both L and filename");
+        if (file.empty()) {
+            if (env_set_) warn(l, "a constant infinite light with an environment map: the constant ignored");
+            background_ += L * scale;
+            return;
+        }
+        if (env_set_) warn(l, "a second infinite light with an image: the first one is kept");
+        if (env_set_) return;
+        Loc fl = find(ps, "filename")->loc;
+        std::string path = resolve(file);
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail(fl, "'" + path + "' is not a regular file");
+        LoadedImage im;
+        try {
+            im = load_image(path, false);
+        } catch (const ImageError& e) { fail(fl, e.what()); }
+        if (im.width == 0 || im.width != im.height)
+            fail(fl, "'" + path + "' is " + std::to_string(im.width) + "x" + std::to_string(im.height) +
+                         ": pbrt-v4's infinite-light images are square (equal-area octahedral maps)");
+        if (glm::length(background_) > 0.0f)
+            warn(l, "an environment map after a constant infinite light: the constant ignored");
+        // resampled to a lat-long map of 2S x S: each texel the mean of 2x2 nearest lookups
+        mat3 R(gs_.ctm);
+        for (int i = 0; i < 3; ++i) R[i] = glm::length(R[i]) > 0.0f ? glm::normalize(R[i]) : R[i];
+        float det = glm::determinant(R);
+        if (!(std::isfinite(det) && std::fabs(det) > 1e-6f)) fail(l, "infinite light: singular transform");
+        mat3 Ri = glm::inverse(R);
+        uint32_t S = std::min<uint32_t>(im.width, 2048), W = 2 * S, H = S;
+        std::vector<F4> out(size_t(W) * H);
+        for (uint32_t j = 0; j < H; ++j)
+            for (uint32_t i = 0; i < W; ++i) {
+                vec3 sum(0.0f);
+                for (int s = 0; s < 4; ++s) {
+                    float u = (i + 0.25f + 0.5f * (s & 1)) / W, v = (j + 0.25f + 0.5f * (s >> 1)) / H;
+                    float th = v * kPi, ph = (u - 0.5f) * 2.0f * kPi;
+                    vec3 d(std::sin(th) * std::sin(ph), std::cos(th), -std::sin(th) * std::cos(ph));
+                    vec3 w = Ri * d;
+                    float wl = glm::length(w);
+                    vec2 uv = equal_area_sphere_to_square(wl > 0.0f ? w / wl : vec3(0, 0, 1));
+                    uint32_t x = std::min(uint32_t(std::max(0.0f, uv.x) * im.width), im.width - 1);
+                    uint32_t y = std::min(uint32_t(std::max(0.0f, uv.y) * im.height), im.height - 1);
+                    const F4& t = im.texels[size_t(y) * im.width + x];
+                    sum += vec3(t.x, t.y, t.z);
+                }
+                sum *= 0.25f * scale;
+                out[size_t(j) * W + i] = F4{sum.x, sum.y, sum.z, 1.0f};
+            }
+        b_.set_environment(std::move(out), W, H, 0.0f);
+        env_set_ = true;
+    }
+
+    // --------------------------------------------------------------------------------------------- shapes
+    MatRec mat_of(int i) {
+        if (i >= 0) return mats_[size_t(i)];
+        if (default_mat_ < 0) default_mat_ = add_mat(b_.lambert(vec3(0.5f)));
+        return mats_[size_t(default_mat_)];
+    }
+
+    // Vertices of a mesh parameter list under M: P (required), N, uv; indices (groups of `per`, optional when
+    // P has exactly `per` points).
+    struct MeshIn {
+        std::vector<vec3> P, N;
+        std::vector<vec2> uv;
+        std::vector<uint32_t> idx;
+    };
+    MeshIn mesh_in(ShapeRec& r, int per, const mat4& M) {
+        Params& ps = r.params;
+        MeshIn m;
+        Param* P = get(ps, "P", {"point3"});
+        if (!P) fail(r.loc, "Shape \"" + r.type + "\" without \"point3 P\"");
+        size_t n = P->nums.size() / 3;
+        for (size_t i = 0; i < n; ++i) {
+            vec3 p = vec3(M * vec4(float(P->nums[3 * i]), float(P->nums[3 * i + 1]), float(P->nums[3 * i + 2]), 1.0f));
+            if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+                fail(P->loc, "vertex " + std::to_string(i) + " is not finite under the transform");
+            m.P.push_back(p);
+        }
+        Param* I = get(ps, "indices", {"integer"});
+        if (I) {
+            if (I->nums.size() % size_t(per))
+                fail(I->loc, "'indices' of a " + r.type + " come in groups of " + std::to_string(per) + ", got " +
+                                 std::to_string(I->nums.size()));
+            for (double v : I->nums) {
+                if (v < 0 || v >= double(n))
+                    fail(I->loc, "index " + std::to_string((long long)v) + " out of range (" + std::to_string(n) +
+                                     " vertices)");
+                m.idx.push_back(uint32_t(v));
+            }
+        } else {
+            if (n != size_t(per))
+                fail(r.loc, "Shape \"" + r.type + "\" without \"integer indices\" needs exactly " +
+                                std::to_string(per) + " vertices, got " + std::to_string(n));
+            for (int k = 0; k < per; ++k) m.idx.push_back(uint32_t(k));
+        }
+        mat3 Nm = glm::transpose(glm::inverse(mat3(M)));
+        if (Param* N = get(ps, "N", {"normal3"})) {
+            if (N->nums.size() / 3 != n)
+                warn(N->loc, "'N' has " + std::to_string(N->nums.size() / 3) + " normals for " + std::to_string(n) +
+                                 " vertices: ignored");
+            else
+                for (size_t i = 0; i < n; ++i) {
+                    vec3 nn = Nm * vec3(float(N->nums[3 * i]), float(N->nums[3 * i + 1]), float(N->nums[3 * i + 2]));
+                    if (!finite3(nn))
+                        fail(N->loc, "normal " + std::to_string(i) + " is not finite under the transform");
+                    m.N.push_back(nn);
+                }
+        }
+        if (Param* U = get(ps, "uv", {"point2"})) {
+            if (U->nums.size() / 2 != n)
+                warn(U->loc, "'uv' has " + std::to_string(U->nums.size() / 2) + " entries for " + std::to_string(n) +
+                                 " vertices: ignored");
+            else
+                for (size_t i = 0; i < n; ++i) {
+                    vec2 t = vec2(float(U->nums[2 * i]), 1.0f - float(U->nums[2 * i + 1]));
+                    if (!std::isfinite(t.x) || !std::isfinite(t.y))
+                        fail(U->loc, "uv " + std::to_string(i) + " is not finite");
+                    m.uv.push_back(t);
+                }
+        }
+        return m;
+    }
+    static void corner(ObjMesh& o, const MeshIn& m, uint32_t v) {
+        o.pos.push_back(m.P[v]);
+        vec3 n = m.N.empty() ? vec3(0.0f) : m.N[v];
+        float l = glm::length(n);
+        o.normal.push_back(l > 0.0f ? n / l : vec3(0.0f));
+        o.uv.push_back(m.uv.empty() ? vec2(0.0f) : m.uv[v]);
+    }
+    static void tri(ObjMesh& o, const MeshIn& m, uint32_t a, uint32_t b, uint32_t c, vec2 d0, vec2 d1, vec2 d2) {
+        corner(o, m, a);
+        corner(o, m, b);
+        corner(o, m, c);
+        bool normals = !m.N.empty();
+        for (uint32_t v : {a, b, c}) normals = normals && glm::length(m.N[v]) > 0.0f;
+        o.has_normals.push_back(normals);
+        o.has_uv.push_back(1);
+        if (m.uv.empty()) {  // pbrt's default coordinates, v flipped as ours run downward
+            size_t k = o.uv.size() - 3;
+            o.uv[k] = vec2(d0.x, 1.0f - d0.y);
+            o.uv[k + 1] = vec2(d1.x, 1.0f - d1.y);
+            o.uv[k + 2] = vec2(d2.x, 1.0f - d2.y);
+        }
+        o.material.push_back(0);
+    }
+
+    void shape(ShapeRec& r) {
+        const std::string& type = r.type;
+        if (!pbrt_knows("Shape", type)) fail(r.loc, "unknown shape '" + type + "'");
+        Params& ps = r.params;
+        const mat4& M = r.ctm;
+        float det = glm::determinant(mat3(M));
+        bool mirror = det < 0.0f;
+        Geometry g;
+        if (type == "trianglemesh") {
+            MeshIn m = mesh_in(r, 3, M);
+            for (size_t i = 0; i < m.idx.size(); i += 3)
+                tri(g.mesh, m, m.idx[i], m.idx[i + 1], m.idx[i + 2], vec2(0, 0), vec2(1, 0), vec2(1, 1));
+            orient(g.mesh, r.reverse != mirror);
+        } else if (type == "bilinearmesh") {
+            MeshIn m = mesh_in(r, 4, M);
+            bool plain = m.N.empty() && m.uv.empty() && !mat_of(r.material).textured;
+            bool flip = r.reverse != mirror;
+            for (size_t i = 0; i < m.idx.size(); i += 4) {
+                uint32_t i00 = m.idx[i], i10 = m.idx[i + 1], i01 = m.idx[i + 2], i11 = m.idx[i + 3];
+                vec3 p00 = m.P[i00], p10 = m.P[i10], p01 = m.P[i01], p11 = m.P[i11];
+                vec3 eu = p10 - p00, ev = p01 - p00;
+                float size = glm::length(eu) + glm::length(ev);
+                bool parallelogram = glm::length(p11 - (p10 + ev)) <= 1e-5f * size;
+                if (plain && parallelogram) {
+                    if (flip)
+                        g.quads.push_back({p00, ev, eu});
+                    else
+                        g.quads.push_back({p00, eu, ev});
+                    continue;
+                }
+                if (!parallelogram) warn(r.loc, "a bilinear patch that is not a parallelogram: two triangles");
+                ObjMesh part;
+                tri(part, m, i00, i10, i11, vec2(0, 0), vec2(1, 0), vec2(1, 1));
+                tri(part, m, i00, i11, i01, vec2(0, 0), vec2(1, 1), vec2(0, 1));
+                orient(part, flip);
+                for (size_t k = 0; k < 6; ++k) {
+                    g.mesh.pos.push_back(part.pos[k]);
+                    g.mesh.normal.push_back(part.normal[k]);
+                    g.mesh.uv.push_back(part.uv[k]);
+                }
+                for (size_t k = 0; k < 2; ++k) {
+                    g.mesh.has_normals.push_back(part.has_normals[k]);
+                    g.mesh.has_uv.push_back(part.has_uv[k]);
+                    g.mesh.material.push_back(0);
+                }
+            }
+        } else if (type == "plymesh") {
+            Param* f = get(ps, "filename", {"string"});
+            if (!f) fail(r.loc, "Shape \"plymesh\" without \"string filename\"");
+            std::string path = resolve(f->strs.at(0));
+            if (path.size() > 3 && path.substr(path.size() - 3) == ".gz")
+                fail(f->loc, "'" + path + "': compressed PLY files not supported (gunzip it and name the .ply)");
+            struct stat st;
+            if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+                fail(f->loc, "'" + path + "' is not a regular file");
+            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "plymesh under a singular or non-finite transform");
+            try {
+                g.mesh = load_ply(path, M, false);
+            } catch (const MeshError& e) { fail(f->loc, e.what()); }
+            for (const std::string& w : g.mesh.warnings) warn(f->loc, w);
+            orient(g.mesh, r.reverse);  // load_ply keeps the file's side under a mirroring transform, as pbrt
+        } else if (type == "sphere") {
+            float radius = f1(ps, "radius", 1.0f);
+            if (!(radius > 0.0f)) fail(r.loc, "sphere radius must be > 0");
+            float zmin = f1(ps, "zmin", -radius), zmax = f1(ps, "zmax", radius), phimax = f1(ps, "phimax", 360.0f);
+            if (zmin > -radius || zmax < radius || phimax < 360.0f)
+                warn(r.loc, "partial spheres (zmin, zmax, phimax) not supported: the whole sphere");
+            vec3 s(glm::length(vec3(M[0])), glm::length(vec3(M[1])), glm::length(vec3(M[2])));
+            float sc = (s.x + s.y + s.z) / 3.0f;
+            if (glm::max(s.x, glm::max(s.y, s.z)) - glm::min(s.x, glm::min(s.y, s.z)) > 1e-5f * sc)
+                warn(r.loc, "a sphere under a non-uniform scale: a sphere of the mean radius");
+            if (!(sc > 0.0f && std::isfinite(sc))) fail(r.loc, "sphere under a singular or non-finite transform");
+            vec3 center = vec3(M * vec4(0, 0, 0, 1));
+            if (!finite3(center) || !std::isfinite(radius * sc))
+                fail(r.loc, "sphere is not finite under the transform");
+            g.spheres.push_back({center, radius * sc});
+            if (r.reverse && r.area.on && !r.area.two_sided)
+                warn(r.loc, "an inward-facing sphere light not supported: it emits outward");
+        } else if (type == "disk") {
+            float h = f1(ps, "height", 0.0f), radius = f1(ps, "radius", 1.0f), ri = f1(ps, "innerradius", 0.0f);
+            if (f1(ps, "phimax", 360.0f) < 360.0f) warn(r.loc, "partial disks (phimax) not supported: the whole disk");
+            if (!(radius > 0.0f) || ri < 0.0f || ri >= radius) fail(r.loc, "disk needs 0 <= innerradius < radius");
+            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "disk under a singular or non-finite transform");
+            vec3 c = vec3(M * vec4(0, 0, h, 1)), ex = vec3(M[0]), ey = vec3(M[1]);
+            if (!finite3(c) || !finite3(ex * radius) || !finite3(ey * radius))
+                fail(r.loc, "disk is not finite under the transform");
+            const int N = 128;
+            float k = std::sqrt(2.0f * kPi / (N * std::sin(2.0f * kPi / N)));  // the polygon of the disk's area
+            auto P = [&](float rad, int i) {
+                float a = 2.0f * kPi * float(i % N) / N;
+                return c + rad * k * (std::cos(a) * ex + std::sin(a) * ey);
+            };
+            for (int i = 0; i < N; ++i) {
+                if (ri == 0.0f) {
+                    g.triangle(c, P(radius, i), P(radius, i + 1));
+                } else {
+                    g.triangle(P(ri, i), P(radius, i), P(radius, i + 1));
+                    g.triangle(P(ri, i), P(radius, i + 1), P(ri, i + 1));
+                }
+            }
+            orient(g.mesh, r.reverse != mirror);  // the fan faces M(x) x M(y); pbrt's disk faces M^-T (0,0,1)
+        } else {
+            use_all(ps);
+            warn(r.loc, "shape \"" + type + "\" not supported: skipped");
+            return;
+        }
+        check_unused(ps, "Shape", type);
+        MatRec mr = mat_of(r.material);
+        vec3 Le(0.0f);
+        if (r.area.on) {
+            Le = r.area.L;
+            if (r.area.power > 0.0f) {
+                float a = g.area();
+                if (!(a > 0.0f)) fail(r.loc, "an area light of 'power' on a shape of no area");
+                Le *= r.area.power / (kPi * (r.area.two_sided ? 2.0f : 1.0f) * a);
+            }
+        }
+        if (mr.interface) {
+            if (r.area.on) {
+                warn(r.loc, "an emitting shape with the interface material: a black emitter");
+                mr.h = b_.lambert(vec3(0.0f));
+            } else {
+                return;  // no surface (media boundaries only)
+            }
+        }
+        ++shapes_;
+        bool two = r.area.two_sided;
+        for (const Geometry::Quad& q : g.quads) b_.quad(q.c, q.eu, q.ev, mr.h, Le, two);
+        for (const Geometry::Sphere& s : g.spheres) b_.sphere(s.c, s.r, mr.h, Le, two);
+        if (g.mesh.triangles()) add_mesh(b_, g.mesh, {MeshMaterial{mr.h, Le}}, two);
+    }
+};
+
+}  // namespace
+
+LoadedScene load_pbrt_string(const std::string& text, const std::string& name, bool strict) {
+    Loader L(strict);
+    L.parse_text(text, name);
+    return L.finish();
+}
+
+LoadedScene load_pbrt_scene(const std::string& path, bool strict) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) throw SceneError(path + ": cannot open scene file");
+    if (!S_ISREG(st.st_mode)) throw SceneError(path + ": not a regular file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw SceneError(path + ": cannot open scene file");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return load_pbrt_string(text, path, strict);
+}
+
+mat4 pbrt_transform(const std::string& text) {
+    Loader L(false);
+    L.parse_text(text, "<string>");
+    return L.ctm();
+}
+
+}  // namespace wp
