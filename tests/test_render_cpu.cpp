@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 #include "host/render/render.h"
+#include "host/render/render_limits.h"
 #include "host/scene/scene_json.h"
 #include "kernels/bvh8.h"
 #include "kernels/stages.h"
@@ -205,4 +206,35 @@ TEST(RenderCpu, CancelStopsMidPassAndKeepsAnExactPrefix) {
         }
     }
     EXPECT_GT(lit, 0u);
+}
+
+// Russian roulette from the first bounce (render.rr_depth 1, `--rr-depth 1`, as the public RTIOW megakernels) is
+// another unbiased estimator: fewer rays, the same mean within its noise. The default stays 5 (scenes without the
+// key), and an out-of-range value is an error naming the key.
+TEST(RenderCpu, RouletteDepthIsAnOptionWithTheSameMean) {
+    LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/rtiow.json");
+    EXPECT_EQ(ls.params.rr_depth, 5u);
+    RenderParams rp = ls.params;
+    rp.width = 64;
+    rp.height = 36;
+    rp.spp = 64;
+    RenderParams r1 = rp;
+    r1.rr_depth = 1;
+    RenderOptions o;
+    RenderStats s5, s1;
+    Image a = render_cpu(ls.data, rp, Mode::Megakernel, o, &s5), b = render_cpu(ls.data, r1, Mode::Megakernel, o, &s1);
+    EXPECT_LT(double(s1.extension_rays), 0.95 * double(s5.extension_rays));
+    double ma = 0, mb = 0;
+    for (size_t k = 0; k < a.rgb.size(); ++k) {
+        ma += a.rgb[k];
+        mb += b.rgb[k];
+    }
+    ma /= double(a.rgb.size());
+    mb /= double(b.rgb.size());
+    EXPECT_GT(ma, 0.1);
+    EXPECT_NEAR(mb, ma, 0.01 * ma);
+    EXPECT_EQ(render_limits_problem(r1), "");
+    RenderParams bad = rp;
+    bad.rr_depth = 0;
+    EXPECT_NE(render_limits_problem(bad).find("rr_depth 0 out of range"), std::string::npos);
 }

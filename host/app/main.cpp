@@ -15,6 +15,7 @@
 #include "host/app/bench.h"
 #include "host/app/cli_support.h"
 #include "host/app/render_setup.h"
+#include "host/render/render_limits.h"
 #include "host/image/image_io.h"
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
@@ -103,11 +104,17 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
     RenderOptions& r = s.options;
     cmd->add_option("--backend", s.backend, "gpu, cpu or auto (the GPU when present)")
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
-    cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(whole(1, 1u << 24));
-    cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(whole(1, 32768));
-    cmd->add_option("--height", o.height, "image height (default: the scene's)")->check(whole(1, 32768));
+    cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(whole(1, kMaxSpp));
+    cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(whole(1, kMaxImageSide));
+    cmd->add_option("--height", o.height, "image height (default: the scene's)")->check(whole(1, kMaxImageSide));
     cmd->add_option("--max-depth", o.max_depth, "longest path, in segments (default: the scene's)")
-        ->check(whole(1, 1024));
+        ->check(whole(1, kMaxDepthLimit));
+    cmd->add_option("--rr-depth", o.rr_depth,
+                    "Russian roulette from this many segments on (default: the scene's render.rr_depth, else " +
+                        std::to_string(RenderParams{}.rr_depth) +
+                        "; 1: from the first bounce, as the public RTIOW "
+                        "megakernels; a different estimator's noise)")
+        ->check(whole(1, kMaxDepthLimit));
     cmd->add_option("--capacity", r.capacity,
                     "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
                         " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
@@ -566,7 +573,7 @@ int main(int argc, char** argv) {
     bench->add_option("--json", bo.json_path, "write the results as JSON (.json)");
     bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG (.svg)");
     bench->add_option("--raycast-spp", bo.raycast_spp, "camera rays per pixel of the ray-cast-only pass")
-        ->check(whole(1, 1u << 24));
+        ->check(whole(1, kMaxSpp));
     bool no_raycast = false;
     bench->add_flag("--no-raycast", no_raycast, "skip the ray-cast-only traversal pass");
     bench->add_option("--resources", bo.resources_path,

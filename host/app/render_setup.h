@@ -14,7 +14,7 @@ namespace wp {
 // The command line's overrides of a scene's own render settings; 0 or unset: the scene's.
 struct SceneOverrides {
     uint32_t spp = 0, width = 0, height = 0, max_depth = 0;
-    std::optional<uint32_t> seed;
+    std::optional<uint32_t> seed, rr_depth;
 };
 
 // Everything a render takes from the command line besides the scene.
@@ -34,6 +34,7 @@ inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
     if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
     if (o.max_depth) rp.max_depth = o.max_depth;
     if (o.seed) rp.seed = *o.seed;
+    if (o.rr_depth) rp.rr_depth = *o.rr_depth;
 }
 
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result

@@ -223,12 +223,13 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
     LoadedScene ls;
     RenderParams& rp = ls.params;
     json render = root.value("render", json::object());
-    c.keys(render, "/render", {"width", "height", "spp", "max_depth", "seed", "light_sampling"});
+    c.keys(render, "/render", {"width", "height", "spp", "max_depth", "seed", "light_sampling", "rr_depth"});
     rp.width = c.count(render, "width", "/render", 512, 1);
     rp.height = c.count(render, "height", "/render", 512, 1);
     rp.spp = c.count(render, "spp", "/render", 16, 1);
     rp.max_depth = c.count(render, "max_depth", "/render", 16, 1);
     rp.seed = c.count(render, "seed", "/render", 0, 0);
+    rp.rr_depth = c.count(render, "rr_depth", "/render", rp.rr_depth, 1);
     if (render.contains("light_sampling")) {
         if (!render["light_sampling"].is_boolean()) c.fail("/render/light_sampling", "expected true or false");
         rp.light_sampling = render["light_sampling"].get<bool>();
