@@ -38,10 +38,6 @@ bool conductor_preset(const std::string& name, vec3& eta, vec3& k) {
     return false;
 }
 
-namespace {
-using json = nlohmann::json;
-const char* const kFromFile = "from_file";  // "material": "from_file": a mesh's own MTL materials
-
 // A key as one JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1").
 std::string pointer_escape(const std::string& k) {
     std::string o;
@@ -55,6 +51,10 @@ std::string pointer_escape(const std::string& k) {
     }
     return o;
 }
+
+namespace {
+using json = nlohmann::json;
+const char* const kFromFile = "from_file";  // "material": "from_file": a mesh's own MTL materials
 
 size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<size_t> row(b.size() + 1);

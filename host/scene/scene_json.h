@@ -36,6 +36,9 @@ const std::vector<SceneFormat>& scene_formats();
 // (host/render/render_limits.h), after the command line's overrides.
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt = {});
 
+// A key as one JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1"), for the pointers of error messages.
+std::string pointer_escape(const std::string& k);
+
 // The name of `names` nearest to `s` (edit distance, case-insensitive) when it is near enough to be a misspelling
 // of it, else "". For "did you mean" messages.
 std::string nearest_name(const std::string& s, const std::vector<std::string>& names);

@@ -241,19 +241,7 @@ const std::vector<std::string>& tungsten_types(const std::string& kind) {
 namespace {
 using json = nlohmann::json;
 
-std::string esc(const std::string& key) {  // JSON pointer token (RFC 6901)
-    std::string r;
-    for (char c : key) {
-        if (c == '~')
-            r += "~0";
-        else if (c == '/')
-            r += "~1";
-        else
-            r += c;
-    }
-    return r;
-}
-std::string at(const std::string& ptr, const std::string& key) { return ptr + "/" + esc(key); }
+std::string at(const std::string& ptr, const std::string& key) { return ptr + "/" + pointer_escape(key); }
 std::string at(const std::string& ptr, size_t i) { return ptr + "/" + std::to_string(i); }
 
 struct TCtx {
