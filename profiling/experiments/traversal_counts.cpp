@@ -1,10 +1,11 @@
 // LOG entry 38's experiment: node visits and primitive tests per ray of a scene's camera rays (one sample per
 // pixel) and of their cosine-distributed first bounces (as the ray-cast benchmark's diffuse_bounce), counted on the
 // host with the binary tree's while-while logic (leaves intersected as soon as the ray holds one: no speculative
-// traversal, so the GPU visits a few more nodes). From the repository root with a host build in build/:
-//     g++ -std=c++17 -O2 -I. -isystem /usr/local/cuda/include -DWP_BVH2_WHILE_WHILE=1 \
-//         profiling/experiments/traversal_counts.cpp build/libwp_app.a build/libwp_host.a \
-//         -ltinyobjloader -ltinyexr -lpthread -o /tmp/traversal_counts && /tmp/traversal_counts scenes/sponza.json
+// traversal, so the GPU visits a few more nodes). From the repository root with a CPU build in build-cpu/:
+//     g++ -std=c++17 -O2 -I. -isystem /usr/local/cuda/include \
+//         profiling/experiments/traversal_counts.cpp build-cpu/libwp_app.a build-cpu/libwp_host.a \
+//         -ltinyobjloader -ltinyexr -lstb -lpthread -o /tmp/traversal_counts && /tmp/traversal_counts scenes/sponza.json
+// (the tree's knobs, e.g. WP_BVH_MAX_LEAF=2, apply: LOG entry 43 counts RTIOW's leaf sizes)
 #include <cstdio>
 #include "host/scene/scene_json.h"
 #include "kernels/stages.h"
@@ -70,11 +71,12 @@ int main(int argc, char** argv) {
     const RenderParams& rp = ls.params;
     Counts cam, bounce;
     for (uint32_t i = 0; i < rp.num_pixels(); ++i) {
-        PathState p = generate_path(s, rp, i);
-        Hit h = counted(s, p.ray, cam);
+        PathState p = generate_path(s, rp.prepared(), i);
+        const Ray ray = path_ray(p);
+        Hit h = counted(s, ray, cam);
         if (h.prim == kInvalid) continue;
-        SurfacePoint sp = surface_point(s.prims, h, p.ray);
-        vec3 ng = glm::dot(sp.ng, p.ray.d) > 0.0f ? -sp.ng : sp.ng;
+        SurfacePoint sp = surface_point(s.prims, h, ray);
+        vec3 ng = glm::dot(sp.ng, ray.d) > 0.0f ? -sp.ng : sp.ng;
         uint32_t key = path_key(p.pixel, p.sample, rp.seed);
         vec3 wi = Frame::from_normal(ng).to_world(
             sample_cosine_hemisphere(vec2(rand01(key, 1, kDimBsdfU), rand01(key, 1, kDimBsdfV))));
