@@ -65,10 +65,10 @@ inline void check_shards_merge_bit_identical(const RenderFn& render, Mode m) {
     }
 }
 
-// An interrupted render (cancelled from its progress callback) continued from the exact prefix it holds.
-inline void check_resume_bit_identical(const RenderFn& render, Mode m) {
+// An interrupted render (cancelled from its progress callback) continued from the exact prefix it holds. rp: large
+// enough that the render reports progress before its end (the GPU megakernel: after its second launch of 2M samples).
+inline void check_resume_bit_identical(const RenderFn& render, Mode m, const RenderParams& rp = shard_params()) {
     SceneData sd = cornell();
-    const RenderParams rp = shard_params();
     const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
     RenderOptions o;
     o.capacity = 300;
