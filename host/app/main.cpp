@@ -735,6 +735,12 @@ int run_merge(const MergeCall& c) {
                               {"wavepath:merged_parts", std::to_string(parts.size())},
                               {"wavepath:version", version_short()},
                               {"wavepath:command", c.command}};
+        if (m.backend.find('+') != std::string::npos ||
+            (m.backend.find("gpu") != std::string::npos && m.mode.find('+') != std::string::npos))
+            std::fprintf(stderr,
+                         "warning: the parts were rendered by %s %s: the same estimator, but bit for bit a single "
+                         "render's image only from one backend (and on the GPU one schedule)\n",
+                         m.backend.c_str(), m.mode.c_str());
         write_output(c.out, img, m, meta);
         std::printf("merged %zu parts of %s (%ux%u, %s of %u spp, rendered by %s %s) -> %s\n", parts.size(),
                     m.scene.c_str(), m.width, m.height,
