@@ -237,6 +237,7 @@ double estimate_seconds(Backend be, const LoadedScene& ls, Mode m, const RenderO
         pp.spp = uint32_t(std::max<uint64_t>(1, probe / rp.num_pixels()));
     }
     RenderOptions po = opt;
+    po.sample_begin = po.sample_end = 0;  // the probe's own samples (the caller scales to its range)
     po.progress = nullptr;
     po.queue_stats = false;
     po.kernel_timing = false;
