@@ -289,5 +289,111 @@ metadata)
   grep -aq "2 threads\|[0-9]* threads" meta.exr || fail "no device in meta.exr"
   ok "the EXR records render time, backend, device, schedule, version and command line"
   ;;
+shards_merge)
+  # issue 23: shards of sample ranges merged equal the single render bit for bit, in both schedules (and mixed)
+  R=("$S/cornell-box.json" --backend cpu --width 20 --height 14 --spp 8 --seed 3)
+  for m in megakernel wavefront; do
+    run full_$m "$WP" render "${R[@]}" --mode $m -o full_$m.pfm
+    want_rc "full $m render" 0
+    run a_$m "$WP" render "${R[@]}" --mode $m --samples 0:3 -o a_$m.wpfilm
+    want_rc "--samples 0:3" 0
+    run b_$m "$WP" render "${R[@]}" --mode $m --samples 3:5 -o b_$m.wpfilm
+    want_rc "--samples 3:5" 0
+    head -c 9 a_$m.wpfilm | grep -q "WPFILM 1" || fail "a_$m.wpfilm is not a film"
+    grep -aq '"samples":"samples 3:5"' b_$m.wpfilm || fail "b_$m.wpfilm does not record its range"
+    run merge_$m "$WP" merge b_$m.wpfilm a_$m.wpfilm -o merged_$m.pfm
+    want_rc "merge $m" 0
+    has merge_$m "merged 2 parts"
+    cmp -s merged_$m.pfm full_$m.pfm || fail "$m: merged shards differ from the 8-spp render"
+    ! cmp -s a_$m.wpfilm b_$m.wpfilm || fail "the shards are the same film"
+  done
+  run mixed "$WP" merge a_megakernel.wpfilm b_wavefront.wpfilm -o mixed.exr
+  want_rc "merge of a megakernel and a wavefront shard" 0
+  has mixed "rendered by cpu megakernel+wavefront"
+  # a merged film, converted by a resume that has nothing left to render
+  run mf "$WP" merge a_megakernel.wpfilm b_megakernel.wpfilm -o merged.wpfilm
+  want_rc "merge to a film" 0
+  run conv "$WP" render "$S/cornell-box.json" --backend cpu --resume merged.wpfilm -o conv.pfm
+  want_rc "resume of a complete film" 0
+  cmp -s conv.pfm full_megakernel.pfm || fail "the merged film's image differs"
+  ok "shards 0:3 + 3:5 merged = the 8-spp render, bit for bit, megakernel and wavefront"
+  ;;
+merge_refuses)
+  R=("$S/cornell-box.json" --backend cpu --width 16 --height 16 --spp 8)
+  "$WP" render "${R[@]}" --samples 0:2 -o a.wpfilm > /dev/null || fail "render a"
+  "$WP" render "${R[@]}" --samples 1:7 -o b.wpfilm > /dev/null || fail "render b"
+  "$WP" render "${R[@]}" --samples 4:4 -o c.wpfilm > /dev/null || fail "render c"
+  "$WP" render "${R[@]}" --samples 2:6 --seed 5 -o seed.wpfilm > /dev/null || fail "render seed"
+  "$WP" render "$S/rtiow.json" --backend cpu --width 16 --height 16 --spp 8 --max-depth 65 --samples 2:6 \
+    -o other.wpfilm > /dev/null || fail "render other"
+  run gap "$WP" merge a.wpfilm c.wpfilm -o gap.exr
+  want_rc "merge with a gap" 1
+  has gap "missing samples 2:2"
+  [ ! -e gap.exr ] || fail "gap.exr written"
+  run partial "$WP" merge a.wpfilm c.wpfilm -o gap.exr --partial
+  want_rc "merge --partial" 0
+  has partial "warning: --partial: missing samples 2:2"
+  [ -s gap.exr ] || fail "--partial wrote no image"
+  run overlap "$WP" merge a.wpfilm b.wpfilm -o o.exr
+  want_rc "merge of overlapping parts" 1
+  has overlap "a.wpfilm (samples 0:2) and b.wpfilm (samples 1:7) overlap in samples 1:1"
+  run scene "$WP" merge a.wpfilm other.wpfilm -o s.exr
+  want_rc "merge of two scenes" 1
+  has scene "other.wpfilm does not belong with a.wpfilm: they differ in the scene"
+  run seed "$WP" merge a.wpfilm seed.wpfilm -o s.exr
+  want_rc "merge of two seeds" 1
+  has seed "differ in seed 0 and 5"
+  run notfilm "$WP" merge a.wpfilm gap.exr -o s.exr
+  want_rc "merge of an image" 1
+  has notfilm "gap.exr: not a wavepath film"
+  run badout "$WP" merge a.wpfilm c.wpfilm -o s.jpg
+  want_rc "merge -o s.jpg" 2
+  run past "$WP" render "${R[@]}" --samples 6:4 -o p.wpfilm
+  want_rc "--samples past the spp" 2
+  has past "--samples 6:4 goes past the render's 8 samples per pixel"
+  run form "$WP" render "${R[@]}" --samples 6 -o p.wpfilm
+  want_rc "--samples 6" 2
+  run img "$WP" render "${R[@]}" --samples 0:4 -o p.exr
+  want_rc "--samples to an image" 2
+  has img "write it as a partial film"
+  [ ! -e s.exr ] && [ ! -e o.exr ] && [ ! -e p.wpfilm ] || fail "files written by refused merges: $(ls)"
+  ok "merge refuses gaps (unless --partial), overlaps, other scenes and settings, non-films; --samples checked"
+  ;;
+resume)
+  # an interrupted render (SIGINT, SIGTERM) continued with --resume ends bit-identical to the uninterrupted one
+  R=("$S/cornell-box.json" --backend cpu --width 48 --height 32 --spp 320)
+  for m in megakernel wavefront; do
+    run full_$m "$WP" render "${R[@]}" --mode $m -o full_$m.pfm
+    want_rc "full $m render" 0
+    eval "secs_$m=$secs"
+  done
+  for m in megakernel wavefront; do
+    [ $m = megakernel ] && { out=cut_$m.pfm; film=cut_$m.pfm.wpfilm; sig=INT; want=130; } \
+                        || { out=cut_$m.wpfilm; film=cut_$m.wpfilm; sig=TERM; want=143; }
+    # the signal a fraction of the whole render's time in (this machine's speed), until it lands mid-render
+    for f in 0.4 0.2 0.6 0.3; do
+      "$WP" render "${R[@]}" --mode $m -o $out > cut_$m.log 2>&1 &
+      p=$!
+      sleep "$(awk "BEGIN {print $(eval echo \$secs_$m) * $f}")"
+      kill -$sig $p
+      wait $p
+      rc=$?
+      last=cut_$m.log
+      [ $rc -eq $want ] && ! grep -q "holds 0 spp" cut_$m.log && break
+    done
+    want_rc "interrupted $m" $want
+    has cut_$m "holds"
+    hasnt cut_$m "holds 0 spp"
+    has cut_$m "resume: wavepath render"
+    [ -s $film ] || fail "no film $film to resume"
+    run res_$m "$WP" render "$S/cornell-box.json" --backend cpu --mode $m --resume $film -o res_$m.pfm
+    want_rc "resume $m" 0
+    cmp -s res_$m.pfm full_$m.pfm || fail "$m: resumed render differs from the uninterrupted one"
+  done
+  run wrong "$WP" render "$S/cornell-box.json" --backend cpu --spp 100 --resume cut_wavefront.wpfilm -o w.pfm
+  want_rc "resume with another spp" 1
+  has wrong "differ in spp 320 and 100"
+  ok "SIGINT (image + film beside it) and SIGTERM (film) mid-render, resumed: bit-identical to the whole render"
+  ;;
 *) fail "unknown case" ;;
 esac

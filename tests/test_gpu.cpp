@@ -12,6 +12,7 @@
 #include "host/scene/scene_json.h"
 #include "kernels/gpu_stages.h"
 #include "tests/cornell_scene.h"
+#include "tests/shard_checks.h"
 using namespace wp_test;
 
 #define REQUIRE_GPU()                                                             \
@@ -595,4 +596,35 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
         std::printf("%s: megakernel %.2f ms, wavefront %.2f ms, %llu extension rays\n", name, sm.render_ms,
                     sw.render_ms, (unsigned long long)sm.extension_rays);
     }
+}
+
+// Issue 23 on the GPU: shards of sample ranges (whole passes and a split mid-pass) merged, and an interrupted render
+// resumed from its exact prefix, equal the single render's film and image bit for bit, in both schedules
+// (tests/shard_checks.h, as on the CPU in tests/test_film_file.cpp).
+namespace {
+Image gpu_render(const SceneData& s, const RenderParams& rp, Mode m, const RenderOptions& o) {
+    return render_gpu(s, rp, m, o);
+}
+RenderParams gpu_resume_params() {  // 4 megakernel launches of 2M samples: progress (and the cancel) after the second
+    RenderParams rp = wp_test::shard_params();
+    rp.width = rp.height = 256;
+    rp.spp = 128;
+    return rp;
+}
+}  // namespace
+TEST(GpuShards, MegakernelMergeIsBitIdentical) {
+    REQUIRE_GPU();
+    wp_test::check_shards_merge_bit_identical(gpu_render, Mode::Megakernel);
+}
+TEST(GpuShards, WavefrontMergeIsBitIdentical) {
+    REQUIRE_GPU();
+    wp_test::check_shards_merge_bit_identical(gpu_render, Mode::Wavefront);
+}
+TEST(GpuShards, MegakernelResumeIsBitIdentical) {
+    REQUIRE_GPU();
+    wp_test::check_resume_bit_identical(gpu_render, Mode::Megakernel, gpu_resume_params());
+}
+TEST(GpuShards, WavefrontResumeIsBitIdentical) {
+    REQUIRE_GPU();
+    wp_test::check_resume_bit_identical(gpu_render, Mode::Wavefront);
 }

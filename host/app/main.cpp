@@ -15,6 +15,7 @@
 #include "host/app/bench.h"
 #include "host/app/cli_support.h"
 #include "host/app/render_setup.h"
+#include "host/render/film_file.h"
 #include "host/render/render_limits.h"
 #include "host/image/image_io.h"
 #include "host/image/image_stats.h"
@@ -236,6 +237,7 @@ double estimate_seconds(Backend be, const LoadedScene& ls, Mode m, const RenderO
         pp.spp = uint32_t(std::max<uint64_t>(1, probe / rp.num_pixels()));
     }
     RenderOptions po = opt;
+    po.sample_begin = po.sample_end = 0;  // the probe's own samples (the caller scales to its range)
     po.progress = nullptr;
     po.queue_stats = false;
     po.kernel_timing = false;
@@ -260,17 +262,36 @@ std::string duration_text(double s) {
 
 // Writes the image; if that fails (the disk filled up since the check), the image goes to the current folder or
 // /tmp instead, so that nothing rendered is lost. Returns the path written ("" if none could be).
-std::string write_or_rescue(const std::string& target, const Image& img, const ImageMetadata& meta) {
+// A render's output by its extension: a partial film (.wpfilm) or an image.
+void write_output(const std::string& path, const Image& img, const PartialFilm& film, const ImageMetadata& meta) {
+    if (extension_of(path) == ".wpfilm")
+        write_film(path, film);
+    else
+        write_image(path, img, meta);
+}
+
+// The outputs `render -o` writes: the images and partial films.
+const std::vector<std::string>& render_extensions() {
+    static const std::vector<std::string> e = [] {
+        std::vector<std::string> v = image_extensions();
+        v.push_back(".wpfilm");
+        return v;
+    }();
+    return e;
+}
+
+std::string write_or_rescue(const std::string& target, const Image& img, const PartialFilm& film,
+                            const ImageMetadata& meta) {
     try {
-        write_image(target, img, meta);
+        write_output(target, img, film, meta);
         return target;
     } catch (const std::exception& e) { std::fprintf(stderr, "error: %s\n", e.what()); }
     size_t s = target.find_last_of('/');
     std::string file = with_tag(s == std::string::npos ? target : target.substr(s + 1), "rescued");
     for (const std::string& alt : {"./" + file, "/tmp/" + file}) {
-        if (!output_problem(alt, image_extensions(), "rescue").empty()) continue;
+        if (!output_problem(alt, render_extensions(), "rescue").empty()) continue;
         try {
-            write_image(alt, img, meta);
+            write_output(alt, img, film, meta);
             std::fprintf(stderr, "error: %s could not be written: the image is saved as %s\n", target.c_str(),
                          alt.c_str());
             return alt;
@@ -306,14 +327,46 @@ void print_summary(const std::vector<Job>& jobs) {
 struct RenderCall {
     std::vector<std::string> scenes;
     std::string out, output_dir, mode = "auto", command;
+    std::string samples;  // --samples START:COUNT
+    std::string resume;   // --resume PART
     bool stats = false, keep_going = false, refill_given = false;
     RenderSettings rs;
 };
 
+// "START:COUNT" of --samples: false when it is not two whole numbers with COUNT > 0.
+bool parse_samples(const std::string& v, uint64_t& start, uint64_t& count) {
+    size_t colon = v.find(':');
+    if (colon == std::string::npos) return false;
+    auto num = [](const std::string& t, uint64_t& x) {
+        if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+        x = std::stoull(t);
+        return true;
+    };
+    return num(v.substr(0, colon), start) && num(v.substr(colon + 1), count) && count > 0;
+}
+
 int run_render(const RenderCall& c) {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    const RenderSettings& rs = c.rs;
+    RenderSettings rs = c.rs;
+    // 0. the shard and resume options' form
+    uint64_t shard_start = 0, shard_count = 0;
+    const bool shard = !c.samples.empty(), resuming = !c.resume.empty();
+    if (shard && !parse_samples(c.samples, shard_start, shard_count)) {
+        std::fprintf(stderr,
+                     "error: --samples '%s': give START:COUNT, e.g. --samples 32:32 (samples 32 to 63 of "
+                     "every pixel)\n",
+                     c.samples.c_str());
+        return kExitUsage;
+    }
+    if (shard && resuming) {
+        std::fprintf(stderr, "error: --samples and --resume together: the film to resume holds its range\n");
+        return kExitUsage;
+    }
+    if (resuming && (c.scenes.size() > 1 || c.mode == "both")) {
+        std::fprintf(stderr, "error: --resume continues one render: give one scene and one --mode\n");
+        return kExitUsage;
+    }
     // 1. the outputs, before anything is loaded: named, distinct, writable (probe files)
     std::vector<Job> jobs(c.scenes.size());
     std::vector<std::string> problems;
@@ -338,8 +391,12 @@ int run_render(const RenderCall& c) {
             j.images = {j.output};
         }
         for (const std::string& img : j.images) {
-            if (std::string why = output_problem(img, image_extensions(), "output"); !why.empty())
+            if (std::string why = output_problem(img, render_extensions(), "output"); !why.empty())
                 problems.push_back(why);
+            else if (shard && extension_of(img) != ".wpfilm")
+                problems.push_back("output '" + img +
+                                   "': --samples renders a part of the image: write it as a partial film (-o "
+                                   "part.wpfilm) and join the parts with `wavepath merge`");
             else if (auto [it, fresh] = owner.emplace(img, j.scene); !fresh)
                 problems.push_back("output '" + img + "': both " + it->second + " and " + j.scene +
                                    " would write it (use -o with {dir}, e.g. -o 'out/{dir}-{name}.exr')");
@@ -370,11 +427,40 @@ int run_render(const RenderCall& c) {
     else
         modes = {Mode::Megakernel};
 
+    // the film to resume, read before the scene: its settings are the render's (unless the command line gives them)
+    PartialFilm resumed;
+    if (resuming) {
+        try {
+            resumed = read_film(c.resume);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: --resume: %s\n", e.what());
+            return kExitInput;
+        }
+    }
+
     // 3. every scene loaded and checked before the first render; the errors reported together
     size_t load_errors = 0;
     for (Job& j : jobs) {
         try {
             j.loaded = std::make_unique<LoadedScene>(load_render_scene(j.scene, rs.scene, rs.load));
+            if (resuming) {  // the film's settings where the command line gives none (as its render had them)
+                SceneOverrides o;
+                const RenderParams& p = j.loaded->params;
+                if (!rs.scene.spp && p.spp != resumed.spp) o.spp = resumed.spp;
+                if (!rs.scene.width && p.width != resumed.width) o.width = resumed.width;
+                if (!rs.scene.height && p.height != resumed.height) o.height = resumed.height;
+                if (!rs.scene.max_depth && p.max_depth != resumed.max_depth) o.max_depth = resumed.max_depth;
+                if (!rs.scene.seed && p.seed != resumed.seed) o.seed = resumed.seed;
+                if (!rs.scene.rr_depth && p.rr_depth != resumed.rr_depth) o.rr_depth = resumed.rr_depth;
+                apply_overrides(*j.loaded, o);
+                PartialFilm here;
+                here.scene = j.scene;
+                here.scene_hash = scene_fingerprint(j.loaded->data);
+                set_film_settings(here, j.loaded->params);
+                if (std::string d = film_settings_difference(resumed, here); !d.empty())
+                    throw FilmError("--resume " + c.resume + " is not a render of " + j.scene +
+                                    " with these settings: they differ in " + d);
+            }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: %s\n", e.what());
             j.status = "scene error";
@@ -398,6 +484,27 @@ int run_render(const RenderCall& c) {
         const RenderParams& rp = ls.params;
         RenderOptions opt = rs.options;
         opt.cancel = &g_cancel;
+        const uint64_t np = rp.num_pixels(), all_samples = np * rp.spp;
+        uint64_t target_end = all_samples;
+        opt.sample_end = all_samples;
+        if (shard) {
+            if (shard_start + shard_count > rp.spp) {
+                std::fprintf(stderr,
+                             "error: %s: --samples %s goes past the render's %u samples per pixel (--spp sets "
+                             "them)\n",
+                             j.scene.c_str(), c.samples.c_str(), rp.spp);
+                j.status = "usage error";
+                j.code = kExitUsage;
+                if (!c.keep_going) break;
+                continue;
+            }
+            opt.sample_begin = shard_start * np;
+            opt.sample_end = target_end = (shard_start + shard_count) * np;
+        } else if (resuming) {
+            opt.sample_begin = resumed.end;
+            opt.sample_end = target_end = resumed.target_end;
+        }
+        const uint64_t scene_hash = scene_fingerprint(ls.data);
         std::vector<Image> images;
         std::vector<RenderStats> all;
         bool failed = false;
@@ -406,9 +513,9 @@ int run_render(const RenderCall& c) {
             const Mode m = modes[k];
             const std::string& target = j.images[k];
             try {
-                const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+                const uint64_t total = opt.sample_end - opt.sample_begin;
                 if (total >= probe_threshold(be)) {
-                    double est = estimate_seconds(be, ls, m, opt);
+                    double est = estimate_seconds(be, ls, m, opt) * double(total) / double(all_samples);
                     if (est > 600.0) {
                         std::printf(
                             "estimate: %s is %ux%u at %u spp (%.3g samples), about %s on %s %s (from a short "
@@ -425,6 +532,19 @@ int run_render(const RenderCall& c) {
                 Image img = wp::render(be, ls.data, rp, m, opt, &st);
                 double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 progress.finish();
+                PartialFilm film = film_of(img, rp, scene_hash, j.scene, target_end);
+                film.backend = be == Backend::Gpu ? "gpu" : "cpu";
+                film.mode = mode_name(m);
+                if (resuming) {  // the film so far plus this render: its image holds them all
+                    PartialFilm f = resumed;
+                    append_render(f, img);
+                    f.backend = resumed.backend == film.backend ? film.backend : resumed.backend + "+" + film.backend;
+                    f.mode = resumed.mode == film.mode ? film.mode : resumed.mode + "+" + film.mode;
+                    const bool cut = img.interrupted;
+                    film = std::move(f);
+                    img = film_image(film);
+                    img.interrupted = cut;
+                }
                 char spp_s[64], ms_s[64], wall_s[64];
                 std::snprintf(spp_s, sizeof spp_s, "%.6g", img.spp());
                 std::snprintf(ms_s, sizeof ms_s, "%.3f", st.render_ms);
@@ -432,6 +552,7 @@ int run_render(const RenderCall& c) {
                 ImageMetadata meta = {{"wavepath:scene", j.scene},
                                       {"wavepath:spp", spp_s},
                                       {"wavepath:samples", std::to_string(img.samples)},
+                                      {"wavepath:sample_range", range_text(film.begin, film.end, np)},
                                       {"wavepath:seed", std::to_string(rp.seed)},
                                       {"wavepath:max_depth", std::to_string(rp.max_depth)},
                                       {"wavepath:mode", mode_name(m)},
@@ -443,14 +564,26 @@ int run_render(const RenderCall& c) {
                                       {"wavepath:wall_s", wall_s},
                                       {"wavepath:version", version_short()},
                                       {"wavepath:command", c.command}};
-                std::string written = write_or_rescue(target, img, meta);
+                std::string written = write_or_rescue(target, img, film, meta);
                 if (written.empty() || written != target) {
                     j.status = "write error";
                     j.code = kExitUsage;
                     failed = true;
                 }
-                if (!written.empty() && img.interrupted && extension_of(written) != ".exr")
+                if (!written.empty() && img.interrupted && extension_of(written) != ".exr" &&
+                    extension_of(written) != ".wpfilm")
                     write_sidecar(written, meta);
+                // an interrupted image gets its film beside it, to continue with --resume
+                std::string resume_from = written;
+                if (!written.empty() && img.interrupted && extension_of(written) != ".wpfilm") {
+                    resume_from = written + ".wpfilm";
+                    try {
+                        write_film(resume_from, film);
+                    } catch (const std::exception& e) {
+                        std::fprintf(stderr, "error: %s\n", e.what());
+                        resume_from.clear();
+                    }
+                }
                 j.written += (j.written.empty() ? "" : ", ") + (written.empty() ? "(lost)" : written);
                 j.seconds += s;
                 j.msamples_per_s = st.msamples_per_s();
@@ -463,9 +596,14 @@ int run_render(const RenderCall& c) {
                                 img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
                 if (c.stats || modes.size() > 1) print_stats(st, opt);
                 if (img.interrupted) {
-                    std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%llu of %llu samples)\n",
-                                 int(g_signal), written.c_str(), img.spp(), (unsigned long long)img.samples,
-                                 (unsigned long long)total);
+                    std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%s; %llu of %llu samples)\n",
+                                 int(g_signal), written.c_str(), img.spp(),
+                                 range_text(film.begin, film.end, np).c_str(),
+                                 (unsigned long long)(film.end - film.begin),
+                                 (unsigned long long)(film.target_end - film.begin));
+                    if (!resume_from.empty())
+                        std::fprintf(stderr, "resume: wavepath render %s --resume %s -o OUTPUT\n", j.scene.c_str(),
+                                     resume_from.c_str());
                     j.status = "interrupted";
                     interrupted = true;
                     break;
@@ -535,6 +673,93 @@ int run_render(const RenderCall& c) {
     return kExitOk;
 }
 
+// `wavepath merge`: partial films of one scene and settings added into the image (or a film). The output is checked
+// first (exit 2); unreadable parts, other scenes or settings, overlaps and (without --partial) missing ranges exit 1.
+struct MergeCall {
+    std::vector<std::string> parts;
+    std::string out, command;
+    bool partial = false;
+};
+
+int run_merge(const MergeCall& c) {
+    if (std::string why = output_problem(c.out, render_extensions(), "output"); !why.empty()) {
+        std::fprintf(stderr, "error: %s\n", why.c_str());
+        return kExitUsage;
+    }
+    std::vector<PartialFilm> parts;
+    try {
+        for (const std::string& p : c.parts) parts.push_back(read_film(p));
+        std::vector<std::pair<uint64_t, uint64_t>> missing;
+        PartialFilm m = merge_films(parts, c.parts, missing);
+        const uint64_t np = m.pixels(), all = np * m.spp;
+        // the ranges the parts hold, in order (the complement of the missing ones)
+        std::vector<std::pair<uint64_t, uint64_t>> held;
+        uint64_t at = 0;
+        for (const auto& [b, e] : missing) {
+            if (b > at) held.emplace_back(at, b);
+            at = e;
+        }
+        if (at < all) held.emplace_back(at, all);
+        if (!missing.empty()) {
+            std::string list;
+            for (const auto& [b, e] : missing) list += (list.empty() ? "" : ", ") + range_text(b, e, np);
+            if (!c.partial) {
+                std::fprintf(stderr,
+                             "error: the parts do not hold the whole render (%u spp of %s): missing %s; render them "
+                             "with --samples, or --partial writes the image of the samples there are\n",
+                             m.spp, m.scene.c_str(), list.c_str());
+                return kExitInput;
+            }
+            std::fprintf(stderr, "warning: --partial: missing %s; each pixel is divided by the samples it has\n",
+                         list.c_str());
+            if (extension_of(c.out) == ".wpfilm") {
+                if (held.size() != 1) {
+                    std::fprintf(stderr,
+                                 "error: a partial film holds one range of samples, these parts hold %zu: write an "
+                                 "image, or render the gaps first\n",
+                                 held.size());
+                    return kExitInput;
+                }
+                m.begin = held[0].first;
+                m.end = held[0].second;
+            }
+        }
+        if (held.empty()) held.emplace_back(0, 0);
+        Image img = film_image(m, held);
+        ImageMetadata meta = {{"wavepath:scene", m.scene},
+                              {"wavepath:spp", std::to_string(m.spp)},
+                              {"wavepath:samples", std::to_string(img.samples)},
+                              {"wavepath:seed", std::to_string(m.seed)},
+                              {"wavepath:max_depth", std::to_string(m.max_depth)},
+                              {"wavepath:mode", m.mode},
+                              {"wavepath:backend", m.backend},
+                              {"wavepath:merged_parts", std::to_string(parts.size())},
+                              {"wavepath:version", version_short()},
+                              {"wavepath:command", c.command}};
+        if (m.backend.find('+') != std::string::npos ||
+            (m.backend.find("gpu") != std::string::npos && m.mode.find('+') != std::string::npos))
+            std::fprintf(stderr,
+                         "warning: the parts were rendered by %s %s: the same estimator, but bit for bit a single "
+                         "render's image only from one backend (and on the GPU one schedule)\n",
+                         m.backend.c_str(), m.mode.c_str());
+        write_output(c.out, img, m, meta);
+        std::printf("merged %zu parts of %s (%ux%u, %s of %u spp, rendered by %s %s) -> %s\n", parts.size(),
+                    m.scene.c_str(), m.width, m.height,
+                    missing.empty() ? "all" : (std::to_string(img.samples) + " samples").c_str(), m.spp,
+                    m.backend.c_str(), m.mode.c_str(), c.out.c_str());
+        if (m.nonfinite)
+            std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", m.nonfinite,
+                        m.first_nonfinite_pixel % m.width, m.first_nonfinite_pixel / m.width);
+    } catch (const FilmError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitInput;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitUsage;  // the output could not be written
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -559,6 +784,19 @@ int main(int argc, char** argv) {
     render->add_option("--mode", rc.mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
     render->add_flag("--stats", rc.stats, "print the per-kernel table and queue sizes");
+    render->add_option("--samples", rc.samples,
+                       "START:COUNT: render samples START to START+COUNT-1 of every pixel (of the render's --spp) "
+                       "into a partial film (-o part.wpfilm); `wavepath merge` joins the parts bit for bit");
+    render->add_option("--resume", rc.resume,
+                       "continue the render whose partial film this is (a .wpfilm: an interrupted render writes "
+                       "one); its settings unless given here");
+    auto* merge = app.add_subcommand("merge", "join partial films (render --samples) into the image");
+    MergeCall mc;
+    mc.command = rc.command;
+    merge->add_option("parts", mc.parts, "partial films (.wpfilm) of one scene and settings")->required();
+    merge->add_option("-o,--output", mc.out, "the image (.exr, .png, .pfm) or a film (.wpfilm)")->required();
+    merge->add_flag("--partial", mc.partial,
+                    "write the image even if samples are missing (each pixel divided by the samples it has)");
     auto* bench = app.add_subcommand("bench", "time scenes in both schedules: per-kernel table, JSON, SVG plot");
     BenchOptions bo;
     std::string bench_modes = "wavefront,megakernel";
@@ -592,6 +830,7 @@ int main(int argc, char** argv) {
         rc.refill_given = render->count("--refill") > 0;
         return run_render(rc);
     }
+    if (merge->parsed()) return run_merge(mc);
     bo.command = rc.command;
     bo.raycast = !no_raycast;
     bo.settings.options.kernel_timing = !no_kt;

@@ -18,15 +18,23 @@ struct Image {
     std::vector<float> rgb;  // linear, 3 per pixel
     unsigned long long nonfinite = 0;
     uint32_t first_nonfinite_pixel = 0xffffffffu;
-    // Samples in the image: global sample indices [0, samples) (index = pixel + pixels * sample pass), so pixel p
-    // holds samples / pixels passes, plus one if p < samples % pixels. Less than width*height*spp if interrupted.
-    uint64_t samples = 0;
+    // Samples in the image: global sample indices [first, first + samples) (index = rank + pixels * sample pass,
+    // RenderParams::pixel_of_rank), so each pixel holds the passes the range covers, one more where the range's
+    // partial passes cover its rank. Fewer than the range asked for (RenderOptions::sample_end) if interrupted.
+    uint64_t first = 0, samples = 0;
     bool interrupted = false;
+    // The film's exact 64-bit fixed-point sums (kernels/film.h), 3 per pixel, that rgb was divided from: what a
+    // partial film keeps (host/render/film_file.h) so that shards merge and renders resume bit for bit.
+    std::vector<unsigned long long> sum;
     double spp() const { return width && height ? double(samples) / (double(width) * height) : 0.0; }
 };
 
-// Film sums to an image holding the sample indices [0, done) (each pixel divided by its own sample count).
-Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done);
+// Samples of pixel rank r among the global sample indices [0, x) of an image of np pixels.
+inline uint64_t samples_of_rank_before(uint64_t x, uint64_t np, uint64_t r) { return x / np + (r < x % np ? 1 : 0); }
+
+// Film sums to an image holding the sample indices [begin, end) (each pixel divided by its own sample count); the
+// sums move into Image::sum.
+Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp, uint64_t begin, uint64_t end);
 
 enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };
@@ -68,6 +76,11 @@ struct RenderOptions {
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the
     // image so far (Image::interrupted, Image::samples).
     const std::atomic<bool>* cancel = nullptr;
+    // The global sample indices to render: [sample_begin, sample_end) of [0, num_pixels * spp); sample_end 0: to the
+    // end. Samples START to START+COUNT of every pixel are [START * num_pixels, (START + COUNT) * num_pixels). The
+    // random numbers are keyed by (pixel, sample), so the sums of disjoint ranges add up to the whole render's bit for
+    // bit (shards, resume: host/render/film_file.h). An interrupted render holds an exact prefix of its range.
+    uint64_t sample_begin = 0, sample_end = 0;
     // GPU: plan with at most this much free device memory (0: what cudaMemGetInfo reports). For sharing a GPU,
     // and for testing the out-of-memory message.
     uint64_t device_memory_limit = 0;
@@ -107,6 +120,10 @@ struct RenderStats {
     double msamples_per_s() const { return render_ms > 0 ? double(samples) / render_ms / 1e3 : 0.0; }
     double mrays_per_s() const { return render_ms > 0 ? double(extension_rays + shadow_rays) / render_ms / 1e3 : 0.0; }
 };
+
+// The range [begin, end) of opt (sample_end 0: the whole render); throws std::invalid_argument if it is not within
+// [0, num_pixels * spp).
+void sample_range(const RenderParams& rp, const RenderOptions& opt, uint64_t& begin, uint64_t& end);
 
 // CPU backend (all in host/render/render_cpu.cpp).
 Image render_cpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
@@ -65,8 +67,8 @@ struct HostFilm {
     unsigned int first = 0xffffffffu;
     explicit HostFilm(uint32_t np) : sum(3ull * np, 0) {}
     FilmView view() { return FilmView{sum.data(), &bad, &first}; }
-    Image image(const RenderParams& rp, uint64_t done) const {
-        Image img = film_to_image(sum, rp, done);
+    Image image(const RenderParams& rp, uint64_t begin, uint64_t done) {
+        Image img = film_to_image(std::move(sum), rp, begin, done);
         img.nonfinite = bad;
         img.first_nonfinite_pixel = first;
         return img;
@@ -127,14 +129,15 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
                      RenderStats& st) {
     HostFilm film(rp.num_pixels());
     FilmView fv = film.view();
-    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t begin = 0, total = 0;
+    sample_range(rp, opt, begin, total);
     std::atomic<uint64_t> ext{0}, shadow{0};
     // batches of at most one sample per pixel (and at most 2^20 samples, so that progress comes often at any
     // resolution); the cancel flag is read before every chunk of 256 paths, and the samples done stay a prefix
     const uint64_t batch = std::max<uint64_t>(std::min<uint64_t>(rp.num_pixels(), 1u << 20), 1);
     StageTimer timer(st.kernels);
-    uint64_t done = 0;
-    for (uint64_t b = 0; b < total && !(opt.cancel && *opt.cancel); b += batch) {
+    uint64_t done = begin;
+    for (uint64_t b = begin; b < total && !(opt.cancel && *opt.cancel); b += batch) {
         uint64_t e = std::min(total, b + batch);
         timer.run("megakernel", [&] {
             done = b + parallel_prefix(e - b, threads, opt.cancel, [&](uint64_t i) {
@@ -143,11 +146,11 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
                        shadow.fetch_add(r >> 32, std::memory_order_relaxed);
                    });
         });
-        if (opt.progress) opt.progress(done, total);
+        if (opt.progress) opt.progress(done - begin, total - begin);
     }
     st.extension_rays = ext;
     st.shadow_rays = shadow;
-    return film.image(rp, done);
+    return film.image(rp, begin, done);
 }
 
 // The wavefront's stages on CPU threads (the backend of wavefront_render, host/render/wavefront_loop.h): each a
@@ -210,7 +213,9 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
                     RenderStats& st) {
     HostFilm film(rp.num_pixels());
     FilmView fv = film.view();
-    const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t begin = 0, end = 0;
+    sample_range(rp, opt, begin, end);
+    const uint64_t total = end - begin;
     QueueConfig qc;
     qc.capacity =
         uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
@@ -223,13 +228,13 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     st.sorted = opt.sort_materials;
     StageTimer timer(st.kernels);
     CpuStages x{s, rp, fv, q, threads, timer};
-    const uint64_t done = wavefront_render(x, rp, opt, samples_lights(s, rp), st);
+    const uint64_t done = wavefront_render(x, begin, end, opt, samples_lights(s, rp), st);
     if (opt.queue_stats) {
         st.paths_at_depth.assign(q.paths_at_depth, q.paths_at_depth + kStatDepths);
         st.shadow_at_depth.assign(q.shadow_at_depth, q.shadow_at_depth + kStatDepths);
     }
     st.device_bytes = arena.bytes();
-    return film.image(rp, done);
+    return film.image(rp, begin, done);
 }
 
 }  // namespace
@@ -318,19 +323,31 @@ std::string device_memory_problem(uint64_t needed, uint64_t queue_min, uint64_t 
            device + " has " + mib(free_bytes) + " free";
 }
 
-Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done) {
+void sample_range(const RenderParams& rp, const RenderOptions& opt, uint64_t& begin, uint64_t& end) {
+    const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
+    begin = opt.sample_begin;
+    end = opt.sample_end ? opt.sample_end : all;
+    if (begin > end || end > all)
+        throw std::invalid_argument("sample range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                    ") is not within the render's " + std::to_string(all) + " samples");
+}
+
+Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp, uint64_t begin, uint64_t end) {
     Image img;
     img.width = rp.width;
     img.height = rp.height;
-    img.samples = done;
-    img.interrupted = done < uint64_t(rp.num_pixels()) * rp.spp;
+    img.first = begin;
+    img.samples = end - begin;
+    img.interrupted = false;  // (the renderers set it: they know the range asked for)
     uint64_t np = rp.num_pixels();
     img.rgb.resize(sum.size());
     for (uint64_t p = 0; p < np; ++p) {
-        // the first done % np pixels of the order get one sample more (RenderParams::pixel_of_rank)
-        uint64_t n = done / np + (rp.rank_of_pixel(uint32_t(p)) < done % np ? 1 : 0);
+        // the partial passes at either end cover the ranks below their remainders (RenderParams::pixel_of_rank)
+        const uint64_t r = rp.rank_of_pixel(uint32_t(p));
+        uint64_t n = samples_of_rank_before(end, np, r) - samples_of_rank_before(begin, np, r);
         for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
     }
+    img.sum = std::move(sum);
     return img;
 }
 
@@ -343,12 +360,15 @@ Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, c
     st.backend = "cpu";
     st.device = std::to_string(threads) + " threads";
     st.mode = mode;
-    st.samples = uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t begin = 0, end = 0;
+    sample_range(rp, opt, begin, end);
+    st.samples = end - begin;
     auto t0 = Clock::now();
     Image img =
         mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
     st.render_ms = ms_since(t0);
     st.samples = img.samples;
+    img.interrupted = img.first + img.samples < end;
     if (stats) *stats = std::move(st);
     return img;
 }

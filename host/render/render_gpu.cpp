@@ -102,7 +102,7 @@ FilmView make_film(uint32_t np, DeviceArena& A) {
     return film;
 }
 
-Image read_film(const FilmView& film, const RenderParams& rp, uint64_t done) {
+Image read_film(const FilmView& film, const RenderParams& rp, uint64_t begin, uint64_t done) {
     uint32_t np = rp.num_pixels();
     std::vector<unsigned long long> sum(3ull * np);
     unsigned long long bad = 0;
@@ -110,7 +110,7 @@ Image read_film(const FilmView& film, const RenderParams& rp, uint64_t done) {
     WP_CUDA(cudaMemcpy(sum.data(), film.sum, sum.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(&bad, film.bad_count, sizeof(bad), cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(&first, film.bad_first_pixel, sizeof(first), cudaMemcpyDeviceToHost));
-    Image img = film_to_image(sum, rp, done);
+    Image img = film_to_image(std::move(sum), rp, begin, done);
     img.nonfinite = bad;
     img.first_nonfinite_pixel = first;
     return img;
@@ -159,7 +159,8 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
     WP_CUDA(cudaMemsetAsync(rays, 0, 2 * sizeof(unsigned long long), L.stream()));
     uint32_t* counters = A.alloc<uint32_t>(2);  // the persistent threads' work counters, zero after every launch
     WP_CUDA(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), L.stream()));
-    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t begin = 0, total = 0;
+    sample_range(rp, opt, begin, total);
     // Samples per launch: a pass over the pixels, at least 2M (the persistent megakernel's tail, where lanes run out of
     // samples, comes once per launch), at most 16M, so that a cancel (checked between launches, two in flight) stops
     // a large image within a second even on a heavy scene (Sponza's 228 Msamples/s: 74 ms a launch); the
@@ -168,9 +169,9 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
     // at most two batches in flight: the host waits for batch k-1 (to report progress) while k runs
     Event batch_end[2];
     uint64_t k = 0;
-    uint64_t done = 0;
+    uint64_t done = begin;
     frame_start();
-    for (uint64_t b = 0; b < total && !(opt.cancel && *opt.cancel); b += batch, ++k) {
+    for (uint64_t b = begin; b < total && !(opt.cancel && *opt.cancel); b += batch, ++k) {
         uint64_t e = std::min(total, b + batch);
         done = e;
         NvtxRange batch_range("batch");
@@ -178,7 +179,7 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
         WP_CUDA(cudaEventRecord(batch_end[k & 1].e, L.stream()));
         if (k > 0) {
             WP_CUDA(cudaEventSynchronize(batch_end[(k - 1) & 1].e));
-            if (opt.progress) opt.progress(b, total);
+            if (opt.progress) opt.progress(b - begin, total - begin);
         }
     }
     WP_CUDA(cudaStreamSynchronize(L.stream()));
@@ -186,7 +187,7 @@ uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const F
     WP_CUDA(cudaMemcpy(h, rays, sizeof(h), cudaMemcpyDeviceToHost));
     st.extension_rays = h[0];
     st.shadow_rays = h[1];
-    if (opt.progress) opt.progress(done, total);
+    if (opt.progress) opt.progress(done - begin, total - begin);
     return done;
 }
 
@@ -244,7 +245,9 @@ struct GpuStages {
 
 uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
                             DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
-    const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t begin = 0, end = 0;
+    sample_range(rp, opt, begin, end);
+    const uint64_t total = end - begin;
     // Queue capacity: the request (default kDefaultGpuCapacity paths), at most the samples to render, and within 60%
     // of the free memory left after the scene and film (render_gpu checked that a minimal queue fits).
     const size_t per_path = wavefront_bytes_per_path(queue_config(opt, 0));
@@ -263,7 +266,7 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
     GpuStages x{
         L, s, rp, film, q, A.alloc<unsigned char>(temp_bytes), temp_bytes, pinned.p, A.alloc<unsigned long long>(2)};
     frame_start();
-    const uint64_t done = wavefront_render(x, rp, opt, samples_lights(s, rp), st);
+    const uint64_t done = wavefront_render(x, begin, end, opt, samples_lights(s, rp), st);
     if (opt.queue_stats) {
         st.paths_at_depth.resize(kStatDepths);
         st.shadow_at_depth.resize(kStatDepths);
@@ -284,7 +287,9 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     st.backend = "gpu";
     if (!gpu_available(&st.device)) throw std::runtime_error("no CUDA GPU present");
     st.mode = mode;
-    st.samples = uint64_t(rp.num_pixels()) * rp.spp;
+    uint64_t begin = 0, end = 0;
+    sample_range(rp, opt, begin, end);  // (throws on a range outside the render, before anything is allocated)
+    st.samples = end - begin;
     NvtxRange render_range("render");
     // Out of memory is found before anything is allocated: scene, film and (wavefront) a minimal queue against the
     // free device memory (or the caller's limit); the wavefront queue then takes what is left, up to its size.
@@ -293,10 +298,9 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     uint64_t avail = opt.device_memory_limit ? std::min<uint64_t>(opt.device_memory_limit, free_b) : free_b;
     std::string what;
     uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp);
-    uint64_t queue_min = mode == Mode::Wavefront
-                             ? uint64_t(std::min<uint64_t>(uint64_t(rp.num_pixels()) * rp.spp, 1u << 16)) *
-                                   wavefront_bytes_per_path(queue_config(opt, 0))
-                             : 0;
+    uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(end - begin, 1u << 16)) *
+                                                       wavefront_bytes_per_path(queue_config(opt, 0))
+                                                 : 0;
     if (std::string why = device_memory_problem(needed, queue_min, avail, what, st.device); !why.empty())
         throw std::runtime_error(why);
     RenderOptions o2 = opt;
@@ -325,8 +329,9 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
         WP_CUDA(cudaEventElapsedTime(&ms, t0.e, t1.e));
         st.render_ms = ms;
         for (const KernelStat& k : L.table()) st.kernels.push_back(KernelRow{k.name, k.launches, k.total_ms});
-        img = read_film(film, rp, done);
-        st.samples = done;
+        img = read_film(film, rp, begin, done);
+        img.interrupted = done < end;
+        st.samples = done - begin;
         st.device_bytes = A.bytes();
     }
     if (stats) *stats = std::move(st);

@@ -22,13 +22,14 @@ struct DrainRays {
     uint64_t extension = 0, shadow = 0;
 };
 
-// Runs the iterations until every sample of rp is taken and every path has ended (or opt.cancel: then no new
-// samples). Returns the samples taken; fills the iteration statistics and ray counts of st.
+// Runs the iterations until every sample of the range [begin, end) is taken and every path has ended (or opt.cancel:
+// then no new samples). Returns the end of the samples taken, [begin, returned) (an exact prefix of the range); fills
+// the iteration statistics and ray counts of st.
 template <class Backend>
-uint64_t wavefront_render(Backend& x, const RenderParams& rp, const RenderOptions& opt, bool shadow_rays,
+uint64_t wavefront_render(Backend& x, uint64_t begin, uint64_t end, const RenderOptions& opt, bool shadow_rays,
                           RenderStats& st) {
     const uint32_t cap = x.q.capacity;
-    uint64_t total = uint64_t(rp.num_pixels()) * rp.spp, next = 0;
+    uint64_t total = end, next = begin;
     uint32_t live = 0;
     while (live > 0 || next < total) {
         if (opt.cancel && *opt.cancel) total = next;     // stop taking samples; finish the paths in flight
@@ -38,7 +39,7 @@ uint64_t wavefront_render(Backend& x, const RenderParams& rp, const RenderOption
                 st.drained = live;
                 st.extension_rays += r.extension;
                 st.shadow_rays += r.shadow;
-                if (opt.progress) opt.progress(next, total);
+                if (opt.progress) opt.progress(next - begin, total - begin);
             }
             break;
         }
@@ -60,7 +61,7 @@ uint64_t wavefront_render(Backend& x, const RenderParams& rp, const RenderOption
         st.iterations.push_back(it);
         st.extension_rays += n;
         st.shadow_rays += it.shadow;
-        if (opt.progress) opt.progress(next - live, total);
+        if (opt.progress) opt.progress(next - live - begin, total - begin);
     }
     return next;
 }

@@ -1,0 +1,304 @@
+#include "host/render/film_file.h"
+#include <unistd.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include "kernels/film.h"
+
+namespace wp {
+namespace {
+
+// FNV-1a over 32-bit words (every hashed field is a 4-byte float or integer: no padding bytes reach the hash).
+struct Hash {
+    uint64_t h = 1469598103934665603ull;
+    void word(uint32_t w) { h = (h ^ w) * 1099511628211ull; }
+    void f(float x) {
+        uint32_t w;
+        std::memcpy(&w, &x, 4);
+        word(w);
+    }
+    void v3(const vec3& v) { f(v.x), f(v.y), f(v.z); }
+    void f4(const F4& v) { f(v.x), f(v.y), f(v.z), f(v.w); }
+    void count(size_t n) {
+        word(uint32_t(n));
+        word(uint32_t(uint64_t(n) >> 32));
+    }
+};
+
+const char* kMagic = "WPFILM 1";
+
+std::string hex(uint64_t x) {
+    char b[20];
+    std::snprintf(b, sizeof b, "%016llx", (unsigned long long)x);
+    return b;
+}
+
+// "cpu" + "gpu" -> "cpu+gpu": what rendered the parts of a merge.
+void add_name(std::string& into, const std::string& name) {
+    if (name.empty() || ("+" + into + "+").find("+" + name + "+") != std::string::npos) return;
+    into += (into.empty() ? "" : "+") + name;
+}
+
+}  // namespace
+
+uint64_t scene_fingerprint(const SceneData& s) {
+    Hash h;
+    h.count(s.geom.size());
+    for (const F4& v : s.geom) h.f4(v);
+    h.count(s.info.size());
+    for (const U4& v : s.info) h.word(v.x), h.word(v.y), h.word(v.z), h.word(v.w);
+    h.count(s.attr.size());
+    for (const F4& v : s.attr) h.f4(v);
+    h.count(s.lambert.size());
+    for (const LambertData& m : s.lambert) h.v3(m.albedo), h.word(m.albedo_tex);
+    h.count(s.conductor.size());
+    for (const ConductorData& m : s.conductor)
+        h.v3(m.color), h.f(m.alpha), h.v3(m.eta), h.word(m.use_complex_ior), h.v3(m.k);
+    h.count(s.dielectric.size());
+    for (const DielectricData& m : s.dielectric) h.v3(m.tint), h.f(m.ior), h.f(m.alpha);
+    h.count(s.principled.size());
+    for (const PrincipledData& m : s.principled) {
+        h.v3(m.base_color), h.f(m.metallic), h.f(m.roughness), h.word(m.base_tex), h.word(m.mr_tex);
+        h.word(m.normal_tex), h.v3(m.emissive), h.word(m.emissive_tex), h.f(m.normal_scale);
+    }
+    h.count(s.lights.size());
+    for (const Light& l : s.lights) h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
+    h.count(s.tex_texels.size());
+    for (const F4& v : s.tex_texels) h.f4(v);
+    h.count(s.textures.size());
+    for (const TexInfo& t : s.textures) h.word(t.offset), h.word(t.width), h.word(t.height);
+    h.v3(s.background);
+    h.count(s.env_texels.size());
+    for (const F4& v : s.env_texels) h.f4(v);
+    h.word(s.env_width), h.word(s.env_height), h.f(s.env_rotation_deg);
+    const CameraData& c = s.camera;
+    h.v3(c.pos), h.f(c.tan_half_fov_y), h.v3(c.right), h.v3(c.up), h.v3(c.forward);
+    h.f(c.aspect), h.f(c.lens_radius), h.f(c.focus_dist);
+    return h.h;
+}
+
+void set_film_settings(PartialFilm& f, const RenderParams& rp) {
+    f.width = rp.width;
+    f.height = rp.height;
+    f.spp = rp.spp;
+    f.max_depth = rp.max_depth;
+    f.rr_depth = rp.rr_depth;
+    f.seed = rp.seed;
+    f.light_sampling = rp.light_sampling;
+}
+
+RenderParams film_params(const PartialFilm& f) {
+    RenderParams rp;
+    rp.width = f.width;
+    rp.height = f.height;
+    rp.spp = f.spp;
+    rp.max_depth = f.max_depth;
+    rp.rr_depth = f.rr_depth;
+    rp.seed = f.seed;
+    rp.light_sampling = f.light_sampling;
+    return rp;
+}
+
+std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b) {
+    std::string d;
+    auto diff = [&](const char* what, uint64_t x, uint64_t y) {
+        if (x != y)
+            d += (d.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(x) + " and " + std::to_string(y);
+    };
+    if (a.scene_hash != b.scene_hash)
+        d = "the scene (" + a.scene + ", fingerprint " + hex(a.scene_hash) + ", and " + b.scene + ", fingerprint " +
+            hex(b.scene_hash) + ")";
+    diff("width", a.width, b.width);
+    diff("height", a.height, b.height);
+    diff("spp", a.spp, b.spp);
+    diff("max_depth", a.max_depth, b.max_depth);
+    diff("rr_depth", a.rr_depth, b.rr_depth);
+    diff("seed", a.seed, b.seed);
+    diff("light_sampling", a.light_sampling, b.light_sampling);
+    return d;
+}
+
+void write_film(const std::string& path, const PartialFilm& f) {
+    if (f.sum.size() != 3 * f.pixels()) throw std::runtime_error(path + ": film has a wrong buffer size");
+    nlohmann::json j{{"format", "wavepath partial film"},
+                     {"scene", f.scene},
+                     {"scene_fingerprint", hex(f.scene_hash)},
+                     {"width", f.width},
+                     {"height", f.height},
+                     {"spp", f.spp},
+                     {"max_depth", f.max_depth},
+                     {"rr_depth", f.rr_depth},
+                     {"seed", f.seed},
+                     {"light_sampling", f.light_sampling},
+                     {"begin", f.begin},
+                     {"end", f.end},
+                     {"target_end", f.target_end},
+                     {"samples", range_text(f.begin, f.end, f.pixels())},
+                     {"backend", f.backend},
+                     {"mode", f.mode},
+                     {"nonfinite", f.nonfinite},
+                     {"first_nonfinite_pixel", f.first_nonfinite_pixel}};
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream o(tmp, std::ios::binary);
+        if (!o) throw std::runtime_error(path + ": cannot open " + tmp + " for writing");
+        o << kMagic << "\n" << j.dump() << "\n";
+        std::vector<unsigned char> b(f.sum.size() * 8);  // little-endian whatever the host
+        for (size_t i = 0; i < f.sum.size(); ++i)
+            for (int k = 0; k < 8; ++k) b[8 * i + k] = (unsigned char)(f.sum[i] >> (8 * k));
+        o.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+        o.close();
+        if (!o) {
+            std::remove(tmp.c_str());
+            throw std::runtime_error(path + ": write failed (disk full?)");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error(path + ": cannot rename " + tmp + " to it");
+    }
+}
+
+PartialFilm read_film(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FilmError(path + ": cannot open");
+    std::string magic, header;
+    std::getline(in, magic);
+    if (magic != kMagic) throw FilmError(path + ": not a wavepath film (no '" + std::string(kMagic) + "' line)");
+    std::getline(in, header);
+    PartialFilm f;
+    try {
+        nlohmann::json j = nlohmann::json::parse(header);
+        f.scene = j.at("scene").get<std::string>();
+        f.scene_hash = std::stoull(j.at("scene_fingerprint").get<std::string>(), nullptr, 16);
+        f.width = j.at("width");
+        f.height = j.at("height");
+        f.spp = j.at("spp");
+        f.max_depth = j.at("max_depth");
+        f.rr_depth = j.at("rr_depth");
+        f.seed = j.at("seed");
+        f.light_sampling = j.at("light_sampling");
+        f.begin = j.at("begin");
+        f.end = j.at("end");
+        f.target_end = j.at("target_end");
+        f.backend = j.value("backend", "");
+        f.mode = j.value("mode", "");
+        f.nonfinite = j.value("nonfinite", 0ull);
+        f.first_nonfinite_pixel = j.value("first_nonfinite_pixel", 0xffffffffu);
+    } catch (const std::exception& e) { throw FilmError(path + ": bad film header: " + e.what()); }
+    const uint64_t all = f.pixels() * f.spp;
+    if (f.pixels() == 0 || f.pixels() > (1ull << 28) ||
+        !(f.begin <= f.end && f.end <= f.target_end && f.target_end <= all))
+        throw FilmError(path + ": bad film header: image " + std::to_string(f.width) + "x" + std::to_string(f.height) +
+                        ", range [" + std::to_string(f.begin) + ", " + std::to_string(f.end) + ") of " +
+                        std::to_string(all) + " samples");
+    std::vector<unsigned char> b(3 * f.pixels() * 8);
+    in.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size()));
+    if (!in || in.peek() != std::char_traits<char>::eof())
+        throw FilmError(path + ": truncated or too long (want " + std::to_string(b.size()) + " bytes of sums)");
+    f.sum.assign(3 * f.pixels(), 0);
+    for (size_t i = 0; i < f.sum.size(); ++i)
+        for (int k = 0; k < 8; ++k) f.sum[i] |= (unsigned long long)b[8 * i + k] << (8 * k);
+    return f;
+}
+
+std::string range_text(uint64_t begin, uint64_t end, uint64_t pixels) {
+    if (pixels && begin % pixels == 0 && end % pixels == 0)
+        return "samples " + std::to_string(begin / pixels) + ":" + std::to_string((end - begin) / pixels);
+    return "sample indices [" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
+
+PartialFilm merge_films(const std::vector<PartialFilm>& parts, const std::vector<std::string>& names,
+                        std::vector<std::pair<uint64_t, uint64_t>>& missing) {
+    if (parts.empty()) throw FilmError("no parts to merge");
+    const PartialFilm& a = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i)
+        if (std::string d = film_settings_difference(a, parts[i]); !d.empty())
+            throw FilmError(names[i] + " does not belong with " + names[0] + ": they differ in " + d);
+    std::vector<size_t> order(parts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return parts[x].begin < parts[y].begin; });
+    const uint64_t np = a.pixels(), all = np * a.spp;
+    missing.clear();
+    uint64_t at = 0;
+    size_t prev = parts.size();
+    for (size_t i : order) {
+        const PartialFilm& p = parts[i];
+        if (p.begin == p.end) continue;
+        if (p.begin < at)
+            throw FilmError(names[prev] + " (" + range_text(parts[prev].begin, parts[prev].end, np) + ") and " +
+                            names[i] + " (" + range_text(p.begin, p.end, np) + ") overlap in " +
+                            range_text(p.begin, std::min(at, p.end), np) + ": each sample must be in one part only");
+        if (p.begin > at) missing.emplace_back(at, p.begin);
+        at = p.end;
+        prev = i;
+    }
+    if (at < all) missing.emplace_back(at, all);
+    PartialFilm m = a;
+    m.begin = 0;
+    m.end = m.target_end = all;
+    m.backend = m.mode = "";
+    m.nonfinite = 0;
+    m.first_nonfinite_pixel = 0xffffffffu;
+    std::fill(m.sum.begin(), m.sum.end(), 0ull);
+    for (const PartialFilm& p : parts) {
+        for (size_t k = 0; k < m.sum.size(); ++k) m.sum[k] += p.sum[k];
+        m.nonfinite += p.nonfinite;
+        m.first_nonfinite_pixel = std::min(m.first_nonfinite_pixel, p.first_nonfinite_pixel);
+        add_name(m.backend, p.backend);
+        add_name(m.mode, p.mode);
+    }
+    return m;
+}
+
+Image film_image(const PartialFilm& f, const std::vector<std::pair<uint64_t, uint64_t>>& ranges_in) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges = ranges_in;
+    if (ranges.empty()) ranges.emplace_back(f.begin, f.end);
+    const RenderParams rp = film_params(f);
+    const uint64_t np = f.pixels();
+    Image img;
+    img.width = f.width;
+    img.height = f.height;
+    img.first = ranges.front().first;
+    for (const auto& [b, e] : ranges) img.samples += e - b;
+    img.interrupted = false;
+    img.nonfinite = f.nonfinite;
+    img.first_nonfinite_pixel = f.first_nonfinite_pixel;
+    img.rgb.resize(3 * np);
+    for (uint64_t p = 0; p < np; ++p) {
+        const uint64_t r = rp.rank_of_pixel(uint32_t(p));
+        uint64_t n = 0;
+        for (const auto& [b, e] : ranges) n += samples_of_rank_before(e, np, r) - samples_of_rank_before(b, np, r);
+        for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = n ? film_value(f.sum[3 * p + c], uint32_t(n)) : 0.0f;
+    }
+    img.sum = f.sum;
+    return img;
+}
+
+PartialFilm film_of(const Image& img, const RenderParams& rp, uint64_t scene_hash, const std::string& scene,
+                    uint64_t target_end) {
+    PartialFilm f;
+    f.scene = scene;
+    f.scene_hash = scene_hash;
+    set_film_settings(f, rp);
+    f.begin = img.first;
+    f.end = img.first + img.samples;
+    f.target_end = target_end;
+    f.nonfinite = img.nonfinite;
+    f.first_nonfinite_pixel = img.first_nonfinite_pixel;
+    f.sum = img.sum;
+    return f;
+}
+
+void append_render(PartialFilm& f, const Image& img) {
+    if (img.first != f.end || img.sum.size() != f.sum.size())
+        throw std::logic_error("append_render: the render does not continue the film");
+    for (size_t k = 0; k < f.sum.size(); ++k) f.sum[k] += img.sum[k];
+    f.end += img.samples;
+    f.nonfinite += img.nonfinite;
+    f.first_nonfinite_pixel = std::min(f.first_nonfinite_pixel, img.first_nonfinite_pixel);
+}
+
+}  // namespace wp

@@ -1,0 +1,74 @@
+// Partial films: the exact 64-bit fixed-point sums of a range of a render's samples (kernels/film.h), with the scene's
+// fingerprint, the render settings and the range, in a .wpfilm file. Because the film is order-independent integer
+// sums and the random numbers are keyed by (pixel, sample), the sums of disjoint ranges add up to the whole render's
+// bit for bit: `wavepath render --samples START:COUNT` writes shards, `wavepath merge` adds them, `render --resume`
+// continues an interrupted render (host/app/main.cpp; README "Renders split across processes and machines").
+//
+// File layout: the line "WPFILM 1", one line of JSON (the header below), then the sums, 3 per pixel in pixel order
+// (R, G, B), as little-endian unsigned 64-bit words.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+#include "host/render/render.h"
+#include "host/scene/scene_build.h"
+
+namespace wp {
+
+// A film file that cannot be read, or films that do not belong together: an input error (exit code 1).
+struct FilmError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct PartialFilm {
+    std::string scene;        // the scene file as the render named it (for messages)
+    uint64_t scene_hash = 0;  // scene_fingerprint of the scene rendered
+    uint32_t width = 0, height = 0, spp = 0, max_depth = 0, rr_depth = 0, seed = 0, light_sampling = 0;
+    // The global sample indices held, [begin, end), of the range asked for, [begin, target_end) (less when the render
+    // was interrupted: render --resume continues it to target_end). Samples START:COUNT of every pixel are
+    // [START * pixels, (START + COUNT) * pixels).
+    uint64_t begin = 0, end = 0, target_end = 0;
+    std::string backend, mode;  // what rendered it (informational: merge accepts any)
+    unsigned long long nonfinite = 0;
+    uint32_t first_nonfinite_pixel = 0xffffffffu;
+    std::vector<unsigned long long> sum;  // 3 per pixel
+    uint64_t pixels() const { return uint64_t(width) * height; }
+};
+
+// 64-bit fingerprint of what a scene renders: geometry, materials, lights, textures, environment and camera.
+uint64_t scene_fingerprint(const SceneData& scene);
+
+// The render settings a film must share with another to be merged or resumed, from a render's parameters.
+void set_film_settings(PartialFilm& f, const RenderParams& rp);
+RenderParams film_params(const PartialFilm& f);  // the inverse (prepared() not called)
+// "" when b's scene and settings are a's; otherwise what differs, in words ("spp 64 and 32").
+std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b);
+
+// Atomic write: to PATH.tmp-<pid>, then renamed. Throws std::runtime_error naming the file.
+void write_film(const std::string& path, const PartialFilm& f);
+// Throws FilmError naming the file: "part.wpfilm: not a wavepath film (no WPFILM header)".
+PartialFilm read_film(const std::string& path);
+
+// "samples 32:16" when [begin, end) is whole passes over the pixels (START:COUNT as --samples takes it), else
+// "sample indices [begin, end)".
+std::string range_text(uint64_t begin, uint64_t end, uint64_t pixels);
+
+// The parts added into one film. Throws FilmError when a part's scene or settings differ from the first's, or two
+// parts' ranges overlap (naming both). `missing` gets the ranges of [0, pixels * spp) that no part holds; the merged
+// film's [begin, end) is then only meaningful as a whole when missing is empty (merged.begin = 0, end = target_end =
+// pixels * spp). names: the parts' file names for the messages.
+PartialFilm merge_films(const std::vector<PartialFilm>& parts, const std::vector<std::string>& names,
+                        std::vector<std::pair<uint64_t, uint64_t>>& missing);
+
+// The image of a film: each pixel divided by its own sample count over `ranges` (default: the film's [begin, end)).
+Image film_image(const PartialFilm& f, const std::vector<std::pair<uint64_t, uint64_t>>& ranges = {});
+
+// A render's result as a film of the range [img.first, img.first + img.samples), asked for up to target_end.
+PartialFilm film_of(const Image& img, const RenderParams& rp, uint64_t scene_hash, const std::string& scene,
+                    uint64_t target_end);
+
+// Resume: the render of [f.end, ...) (img.first must be f.end) added to f; f.end moves to the end of img's samples.
+void append_render(PartialFilm& f, const Image& img);
+
+}  // namespace wp

@@ -1,0 +1,101 @@
+// Shards, merge and resume, bit for bit, written once for both backends (tests/test_film_file.cpp on the CPU,
+// tests/test_gpu.cpp on the GPU): renders of disjoint sample ranges added together equal the whole render's film
+// and image exactly, in both schedules, and an interrupted render continued from its exact prefix does too.
+#pragma once
+#include <gtest/gtest.h>
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include "host/render/film_file.h"
+#include "tests/cornell_scene.h"
+
+namespace wp_test {
+
+using RenderFn = std::function<Image(const SceneData&, const RenderParams&, Mode, const RenderOptions&)>;
+
+inline RenderParams shard_params() {
+    RenderParams rp;
+    rp.width = 30;  // not whole 8x4 tiles: the pixel order's strips too (RenderParams::pixel_of_rank)
+    rp.height = 22;
+    rp.spp = 8;
+    rp.max_depth = 6;
+    rp.seed = 7;
+    return rp;
+}
+
+inline void expect_same_pixels(const Image& a, const Image& b, const char* what) {
+    ASSERT_EQ(a.sum.size(), b.sum.size()) << what;
+    ASSERT_EQ(a.rgb.size(), b.rgb.size()) << what;
+    EXPECT_EQ(a.sum, b.sum) << what << ": film sums differ";
+    EXPECT_EQ(std::memcmp(a.rgb.data(), b.rgb.data(), a.rgb.size() * sizeof(float)), 0) << what << ": pixels differ";
+}
+
+// Shards 0:3 and 3:5 (whole passes) and a split in the middle of a pass, merged, against the 8-spp render.
+inline void check_shards_merge_bit_identical(const RenderFn& render, Mode m) {
+    SceneData sd = cornell();
+    const RenderParams rp = shard_params();
+    const uint64_t np = rp.num_pixels(), all = np * rp.spp;
+    RenderOptions full_opt;
+    full_opt.capacity = 300;  // wavefront: several iterations and regeneration within a pass
+    const Image full = render(sd, rp, m, full_opt);
+    ASSERT_EQ(full.samples, all);
+    double lit = 0;
+    for (float v : full.rgb) lit += v;
+    ASSERT_GT(lit, 0.0);
+    const uint64_t h = scene_fingerprint(sd);
+    for (uint64_t cut : {3 * np, 3 * np + 123}) {
+        std::vector<PartialFilm> parts;
+        for (auto [b, e] : {std::pair<uint64_t, uint64_t>{cut, all}, {0, cut}}) {  // (out of order on purpose)
+            RenderOptions o = full_opt;
+            o.sample_begin = b;
+            o.sample_end = e;
+            Image img = render(sd, rp, m, o);
+            EXPECT_EQ(img.first, b);
+            EXPECT_EQ(img.samples, e - b);
+            EXPECT_FALSE(img.interrupted);
+            EXPECT_NE(img.sum, full.sum);  // a part alone is not the whole
+            parts.push_back(film_of(img, rp, h, "cornell", e));
+        }
+        std::vector<std::pair<uint64_t, uint64_t>> missing;
+        PartialFilm merged = merge_films(parts, {"b.wpfilm", "a.wpfilm"}, missing);
+        EXPECT_TRUE(missing.empty());
+        Image img = film_image(merged);
+        EXPECT_EQ(img.samples, all);
+        expect_same_pixels(img, full, cut % np ? "split mid-pass" : "shards 0:3 + 3:5");
+    }
+}
+
+// An interrupted render (cancelled from its progress callback) continued from the exact prefix it holds. rp: large
+// enough that the render reports progress before its end (the GPU megakernel: after its second launch of 2M samples).
+inline void check_resume_bit_identical(const RenderFn& render, Mode m, const RenderParams& rp = shard_params()) {
+    SceneData sd = cornell();
+    const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
+    RenderOptions o;
+    o.capacity = 300;
+    o.drain_below = 0;
+    const Image full = render(sd, rp, m, o);
+    std::atomic<bool> cancel{false};
+    RenderOptions oc = o;
+    oc.cancel = &cancel;
+    oc.progress = [&](uint64_t done, uint64_t) {
+        if (done > 0) cancel = true;
+    };
+    const Image cut = render(sd, rp, m, oc);
+    ASSERT_TRUE(cut.interrupted);
+    ASSERT_GT(cut.samples, 0u);
+    ASSERT_LT(cut.samples, all);
+    PartialFilm f = film_of(cut, rp, scene_fingerprint(sd), "cornell", all);
+    const std::string path = temp_dir() + "resume-" + mode_name(m) + ".wpfilm";
+    write_film(path, f);  // through the file, as `render --resume` reads it
+    PartialFilm back = read_film(path);
+    EXPECT_EQ(back.end, cut.samples);
+    EXPECT_EQ(back.target_end, all);
+    RenderOptions rest = o;
+    rest.sample_begin = back.end;
+    rest.sample_end = back.target_end;
+    append_render(back, render(sd, rp, m, rest));
+    EXPECT_EQ(back.end, all);
+    expect_same_pixels(film_image(back), full, "resumed");
+}
+
+}  // namespace wp_test

@@ -1,0 +1,106 @@
+// Partial films (host/render/film_file.h): shards of sample ranges, their merge and the resume of an interrupted
+// render equal the single render bit for bit on the CPU, both schedules (the GPU's in tests/test_gpu.cpp); the file
+// round trip; the merge's refusals of other scenes, other settings and overlapping ranges, and its missing ranges.
+#include <gtest/gtest.h>
+#include <fstream>
+#include "host/render/film_file.h"
+#include "tests/cornell_scene.h"
+#include "kernels/film.h"
+#include "tests/shard_checks.h"
+
+using namespace wp;
+using namespace wp_test;
+
+namespace {
+Image cpu(const SceneData& s, const RenderParams& rp, Mode m, const RenderOptions& o) {
+    RenderOptions x = o;
+    x.threads = 2;
+    return render_cpu(s, rp, m, x);
+}
+PartialFilm part(uint64_t b, uint64_t e, uint32_t seed = 7, uint64_t hash = 42) {
+    PartialFilm f;
+    f.scene = "cornell.json";
+    f.scene_hash = hash;
+    RenderParams rp = shard_params();
+    rp.seed = seed;
+    set_film_settings(f, rp);
+    f.begin = b;
+    f.end = f.target_end = e;
+    f.sum.assign(3 * f.pixels(), b + 1);
+    return f;
+}
+template <class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const FilmError& e) { return e.what(); }
+    return "(no error)";
+}
+}  // namespace
+
+TEST(Shards, MegakernelMergeIsBitIdentical) { check_shards_merge_bit_identical(cpu, Mode::Megakernel); }
+TEST(Shards, WavefrontMergeIsBitIdentical) { check_shards_merge_bit_identical(cpu, Mode::Wavefront); }
+TEST(Shards, MegakernelResumeIsBitIdentical) { check_resume_bit_identical(cpu, Mode::Megakernel); }
+TEST(Shards, WavefrontResumeIsBitIdentical) { check_resume_bit_identical(cpu, Mode::Wavefront); }
+
+TEST(Shards, RangeOutsideTheRenderThrows) {
+    SceneData sd = cornell();
+    RenderParams rp = shard_params();
+    RenderOptions o;
+    o.sample_begin = 10;
+    o.sample_end = uint64_t(rp.num_pixels()) * rp.spp + 1;
+    EXPECT_THROW(render_cpu(sd, rp, Mode::Megakernel, o), std::invalid_argument);
+    o.sample_end = 5;
+    EXPECT_THROW(render_cpu(sd, rp, Mode::Wavefront, o), std::invalid_argument);
+}
+
+TEST(FilmFile, RoundTripIsExact) {
+    PartialFilm f = part(660, 1980);
+    f.sum[0] = 0xfedcba9876543210ull;  // every byte of a word
+    f.nonfinite = 3;
+    f.first_nonfinite_pixel = 17;
+    f.target_end = 5280;
+    const std::string path = temp_dir() + "roundtrip.wpfilm";
+    write_film(path, f);
+    PartialFilm g = read_film(path);
+    EXPECT_EQ(g.sum, f.sum);
+    EXPECT_EQ(g.scene_hash, f.scene_hash);
+    EXPECT_EQ(g.begin, 660u);
+    EXPECT_EQ(g.end, 1980u);
+    EXPECT_EQ(g.target_end, 5280u);
+    EXPECT_EQ(g.nonfinite, 3u);
+    EXPECT_EQ(g.first_nonfinite_pixel, 17u);
+    EXPECT_EQ(film_settings_difference(f, g), "");
+    // truncated, and not a film at all
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(temp_dir() + "short.wpfilm", std::ios::binary) << bytes.substr(0, bytes.size() - 1);
+    EXPECT_NE(error_of([&] { read_film(temp_dir() + "short.wpfilm"); }).find("truncated"), std::string::npos);
+    std::ofstream(temp_dir() + "text.wpfilm") << "hello\n";
+    EXPECT_NE(error_of([&] { read_film(temp_dir() + "text.wpfilm"); }).find("not a wavepath film"), std::string::npos);
+}
+
+TEST(Merge, RefusesOtherScenesSettingsAndOverlaps) {
+    std::vector<std::pair<uint64_t, uint64_t>> missing;
+    const uint64_t np = shard_params().num_pixels();
+    std::string e = error_of([&] { merge_films({part(0, np), part(np, 2 * np, 7, 43)}, {"a", "b"}, missing); });
+    EXPECT_NE(e.find("b does not belong with a: they differ in the scene"), std::string::npos) << e;
+    e = error_of([&] { merge_films({part(0, np), part(np, 2 * np, 8)}, {"a", "b"}, missing); });
+    EXPECT_NE(e.find("differ in seed 7 and 8"), std::string::npos) << e;
+    e = error_of([&] { merge_films({part(0, 2 * np), part(np, 3 * np)}, {"a", "b"}, missing); });
+    EXPECT_NE(e.find("a (samples 0:2) and b (samples 1:2) overlap in samples 1:1"), std::string::npos) << e;
+}
+
+TEST(Merge, ReportsMissingRanges) {
+    std::vector<std::pair<uint64_t, uint64_t>> missing;
+    const uint64_t np = shard_params().num_pixels();
+    PartialFilm m = merge_films({part(2 * np, 3 * np), part(0, np)}, {"c", "a"}, missing);
+    ASSERT_EQ(missing.size(), 2u);
+    EXPECT_EQ(range_text(missing[0].first, missing[0].second, np), "samples 1:1");
+    EXPECT_EQ(range_text(missing[1].first, missing[1].second, np), "samples 3:5");
+    EXPECT_EQ(m.sum[0], 1u + (2 * np + 1));  // the sums added
+    // the image of what is there: each pixel divided by the samples it holds (2)
+    Image img = film_image(m, {{0, np}, {2 * np, 3 * np}});
+    EXPECT_EQ(img.samples, 2 * np);
+    EXPECT_FLOAT_EQ(img.rgb[0], film_value(m.sum[0], 2));
+}
