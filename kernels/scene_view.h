@@ -161,6 +161,13 @@ struct RenderParams {
     uint32_t rr_depth = 5;   // Russian roulette starts after this many segments
     uint32_t seed = 0;
     uint32_t light_sampling = 1;  // 0: BSDF sampling alone (Ray Tracing in One Weekend estimator)
+    // Reconstruction filter (kernels/filter.h): FilterType, radius in pixels, the Gaussian's standard deviation.
+    // The default, kFilterPixelBox, is generate_path's original one-pixel box.
+    uint32_t filter = 0;
+    float filter_radius = 0.5f, filter_sigma = 0.5f;
+    // Cycles' "clamp indirect": > 0 clamps every contribution of a light path with two or more scattering vertices
+    // to this maximum component (biased; 0, the default, clamps nothing). See shade_path.
+    float clamp_indirect = 0.0f;
     WP_HD uint32_t num_pixels() const { return width * height; }
 
     // Divisions generate does per camera path, set up once per render by prepared(); each is used only while its

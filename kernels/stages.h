@@ -3,6 +3,7 @@
 #pragma once
 #include "bvh8.h"
 #include "film.h"
+#include "filter.h"
 #include "lights.h"
 #include "rng.h"
 #include "texture.h"
@@ -118,8 +119,16 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
     uint32_t key = path_key(p.pixel, p.sample, rp.seed);
-    float px = float(ix) + rand01(key, 0, kDimPixelX);
-    float py = float(iy) + rand01(key, 0, kDimPixelY);
+    float px, py;
+    if (rp.filter == kFilterPixelBox) {  // the default: the pixel's square, as before filters existed
+        px = float(ix) + rand01(key, 0, kDimPixelX);
+        py = float(iy) + rand01(key, 0, kDimPixelY);
+    } else {  // filter importance sampling (kernels/filter.h): the offset from the pixel centre follows the filter
+        vec2 o = filter_sample(rp.filter, rp.filter_radius, rp.filter_sigma, rand01(key, 0, kDimPixelX),
+                               rand01(key, 0, kDimPixelY));
+        px = float(ix) + 0.5f + o.x;
+        py = float(iy) + 0.5f + o.y;
+    }
     const CameraData& c = s.camera;
     float x = (2.0f * px / float(rp.width) - 1.0f) * c.aspect * c.tan_half_fov_y;
     float y = (1.0f - 2.0f * py / float(rp.height)) * c.tan_half_fov_y;
@@ -147,6 +156,15 @@ WP_HD Hit extend_path(const SceneView& s, const PathState& p) {
     return intersect_closest<W, F>(s, path_ray(p));
 }
 
+// Cycles' "clamp indirect" (RenderParams::clamp_indirect): a contribution scaled so that its largest component is at
+// most `limit` (hue kept; NaN passes through to the film's non-finite count). shade_path applies it to the
+// contributions of light paths with two or more scattering vertices: emission found at path depth >= 2 and light
+// samples from depth >= 1; the camera's direct view of lights and the first hit's direct lighting are never clamped.
+WP_HD vec3 clamp_indirect(vec3 c, float limit) {
+    float m = max_comp(c);
+    return m > limit ? c * (limit / m) : c;
+}
+
 // shade: emission with MIS, one light sample (returned as a shadow ray), BSDF sampling, roulette.
 // Returns whether the path goes on; has_shadow says whether `sh` was written. F: the features compiled in
 // (kernels/features.h); the scene's must be among them.
@@ -163,7 +181,9 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
             float w =
                 count_full ? 1.0f : power_heuristic(p.pdf_prev, kMap ? env_pdf(s.env, p.dir) : env_pdf_constant(s.env));
-            film_add(film, p.pixel, p.beta * Le * w);
+            vec3 c = p.beta * Le * w;
+            if (rp.clamp_indirect > 0.0f && p.depth >= 2) c = clamp_indirect(c, rp.clamp_indirect);
+            film_add(film, p.pixel, c);
         }
         return false;
     }
@@ -175,14 +195,19 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         vec3 Le = light_emitted(L, sp.ng, wo);
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
             float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, light_pdf(s, info.z, p.origin, sp.p, sp.ng));
-            film_add(film, p.pixel, p.beta * Le * w);
+            vec3 c = p.beta * Le * w;
+            if (rp.clamp_indirect > 0.0f && p.depth >= 2) c = clamp_indirect(c, rp.clamp_indirect);
+            film_add(film, p.pixel, c);
         }
     }
     vec3 emitted;
     MatParams m = resolve_material<F>(s, MatHandle{info.y}, sp, emitted);
     // emissive materials (textured glTF emission) are not in the light table: found by BSDF sampling only
-    if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f)
-        film_add(film, p.pixel, p.beta * emitted);
+    if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f) {
+        vec3 c = p.beta * emitted;
+        if (rp.clamp_indirect > 0.0f && p.depth >= 2) c = clamp_indirect(c, rp.clamp_indirect);
+        film_add(film, p.pixel, c);
+    }
     uint32_t nseg = p.depth + 1;
     if (nseg >= rp.max_depth) return false;
 
@@ -207,6 +232,8 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
                 if (fv.x > 0.0f || fv.y > 0.0f || fv.z > 0.0f) {
                     float w = power_heuristic(ls.pdf, bpdf);
                     sh.contrib = p.beta * fv * (fabsf(wi_l.z) * w / ls.pdf) * ls.Le;
+                    if (rp.clamp_indirect > 0.0f && p.depth >= 1)
+                        sh.contrib = clamp_indirect(sh.contrib, rp.clamp_indirect);
                     sh.origin = offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng);
                     sh.dir = ls.wi;
                     sh.tmax = ls.dist * (1.0f - 1e-4f);

@@ -22,11 +22,18 @@ struct Image {
     // holds samples / pixels passes, plus one if p < samples % pixels. Less than width*height*spp if interrupted.
     uint64_t samples = 0;
     bool interrupted = false;
+    // AOVs (RenderOptions::aovs, kernels/aov.h), over the same samples as rgb; empty when not asked for:
+    // albedo, normal and position 3 floats per pixel, depth 1.
+    std::vector<float> albedo, normal, depth, position;
     double spp() const { return width && height ? double(samples) / (double(width) * height) : 0.0; }
 };
 
 // Film sums to an image holding the sample indices [0, done) (each pixel divided by its own sample count).
 Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done);
+
+// The image's AOV arrays sized for the bits asked for (kernels/aov.h), zeroed, as the AOV pass's output view.
+struct AovView;
+AovView alloc_aovs(Image& img, uint32_t bits);
 
 enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };
@@ -63,6 +70,9 @@ struct RenderOptions {
     bool queue_stats = true;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
     bool kernel_timing = true;
+    // AOVs to compute after the beauty (kernels/aov.h AovBits: albedo, normal, depth, position), in a pass of their
+    // own over the same camera samples (stage "aov"); 0: none (the default).
+    uint32_t aovs = 0;
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the

@@ -9,6 +9,7 @@
 #include <thread>
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
+#include "kernels/aov.h"
 #include "kernels/wavefront.h"
 
 namespace wp {
@@ -318,6 +319,16 @@ std::string device_memory_problem(uint64_t needed, uint64_t queue_min, uint64_t 
            device + " has " + mib(free_bytes) + " free";
 }
 
+AovView alloc_aovs(Image& img, uint32_t bits) {
+    const size_t np = size_t(img.width) * img.height;
+    AovView v;
+    if (bits & kAovAlbedo) v.albedo = (img.albedo.assign(3 * np, 0.0f), img.albedo.data());
+    if (bits & kAovNormal) v.normal = (img.normal.assign(3 * np, 0.0f), img.normal.data());
+    if (bits & kAovDepth) v.depth = (img.depth.assign(np, 0.0f), img.depth.data());
+    if (bits & kAovPosition) v.position = (img.position.assign(3 * np, 0.0f), img.position.data());
+    return v;
+}
+
 Image film_to_image(const std::vector<unsigned long long>& sum, const RenderParams& rp, uint64_t done) {
     Image img;
     img.width = rp.width;
@@ -347,6 +358,15 @@ Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, c
     auto t0 = Clock::now();
     Image img =
         mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
+    if (opt.aovs) {  // the AOV pass over the samples the image holds (kernels/aov.h), one pixel per item
+        AovView v = alloc_aovs(img, opt.aovs);
+        StageTimer timer(st.kernels);
+        timer.run("aov", [&] {
+            parallel_for(
+                rp.num_pixels(), threads,
+                [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), img.samples, opt.aovs, v); }, 16);
+        });
+    }
     st.render_ms = ms_since(t0);
     st.samples = img.samples;
     if (stats) *stats = std::move(st);
