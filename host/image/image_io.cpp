@@ -111,13 +111,13 @@ std::string aov_path(const std::string& path, const std::string& aov) {
     return path.substr(0, d) + "." + aov + path.substr(d);
 }
 
-std::vector<std::string> aov_files(const std::string& path, const Image& img) {
+std::vector<std::string> aov_files(const std::string& path, uint32_t bits) {
     std::vector<std::string> out;
     if (ext_of(path) == "exr") return out;
-    if (!img.albedo.empty()) out.push_back(aov_path(path, "albedo"));
-    if (!img.normal.empty()) out.push_back(aov_path(path, "normal"));
-    if (!img.depth.empty()) out.push_back(aov_path(path, "depth"));
-    if (!img.position.empty()) out.push_back(aov_path(path, "position"));
+    if (bits & 1) out.push_back(aov_path(path, "albedo"));
+    if (bits & 2) out.push_back(aov_path(path, "normal"));
+    if (bits & 4) out.push_back(aov_path(path, "depth"));
+    if (bits & 8) out.push_back(aov_path(path, "position"));
     return out;
 }
 
