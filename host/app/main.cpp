@@ -502,8 +502,8 @@ int run_render(const RenderCall& c) {
                 j.msamples_per_s = st.msamples_per_s();
                 std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
                             j.scene.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu",
-                            mode_name(m), written.empty() ? "(not written)" : written.c_str(), s, st.msamples_per_s(),
-                            st.render_ms, st.device.c_str());
+                            mode_name(m), written.empty() ? "(not written)" : (written + extra).c_str(), s,
+                            st.msamples_per_s(), st.render_ms, st.device.c_str());
                 if (img.nonfinite)
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
                                 img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
