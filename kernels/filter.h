@@ -26,7 +26,8 @@ WP_HD float filter_eval_1d(uint32_t type, float r, float sigma, float x) {
     if (a > r) return 0.0f;
     switch (type) {
         case kFilterTriangle: return r - a;
-        case kFilterGaussian: return fmaxf(0.0f, expf(-a * a / (2 * sigma * sigma)) - expf(-r * r / (2 * sigma * sigma)));
+        case kFilterGaussian:
+            return fmaxf(0.0f, expf(-a * a / (2 * sigma * sigma)) - expf(-r * r / (2 * sigma * sigma)));
         case kFilterMitchell: {
             float s = 2.0f * a / r;
             if (s < 1.0f) return (7.0f * s * s * s - 12.0f * s * s + 16.0f / 3.0f) / 6.0f;

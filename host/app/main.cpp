@@ -478,17 +478,28 @@ int run_render(const RenderCall& c) {
                 meta.push_back({"wavepath:filter", filter_text(rp)});
                 if (rp.clamp_indirect > 0.0f) meta.push_back({"wavepath:clamp", std::to_string(rp.clamp_indirect)});
                 Image denoised;
-                if (c.denoise) denoised = denoise_image(img);    // with the albedo and normal guides
+                std::string denoise_error;
+                if (c.denoise) {  // with the albedo and normal guides; a failure still writes the raw image
+                    try {
+                        denoised = denoise_image(img);
+                    } catch (const std::exception& e) { denoise_error = e.what(); }
+                }
                 if (!(c.aovs & kAovAlbedo)) img.albedo.clear();  // only the AOVs asked for are written
                 if (!(c.aovs & kAovNormal)) img.normal.clear();
                 std::string written = write_or_rescue(target, img, meta), extra;
                 if (!written.empty() && written == target) {  // the AOV files (PNG, PFM) and the denoised image
                     for (const std::string& f : write_aov_files(target, img)) extra += ", " + f;
-                    if (c.denoise) {
+                    if (c.denoise && denoise_error.empty()) {
                         const std::string dn = aov_path(target, "denoised");
                         write_image(dn, denoised, meta);
                         extra += ", " + dn;
                     }
+                }
+                if (!denoise_error.empty()) {
+                    std::fprintf(stderr, "error: %s: --denoise failed: %s\n", j.scene.c_str(), denoise_error.c_str());
+                    j.status = "render error";
+                    j.code = kExitRender;
+                    failed = true;
                 }
                 if (written.empty() || written != target) {
                     j.status = "write error";

@@ -363,8 +363,8 @@ Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, c
         StageTimer timer(st.kernels);
         timer.run("aov", [&] {
             parallel_for(
-                rp.num_pixels(), threads,
-                [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), img.samples, opt.aovs, v); }, 16);
+                rp.num_pixels(), threads, [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), img.samples, opt.aovs, v); },
+                16);
         });
     }
     st.render_ms = ms_since(t0);

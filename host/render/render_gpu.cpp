@@ -292,10 +292,9 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     uint64_t avail = opt.device_memory_limit ? std::min<uint64_t>(opt.device_memory_limit, free_b) : free_b;
     std::string what;
     // the AOV arrays (kernels/aov.h) count with the film: the wavefront queue takes what is left
-    const uint64_t aov_floats = uint64_t(rp.num_pixels()) * (3 * ((opt.aovs & kAovAlbedo) != 0) +
-                                                             3 * ((opt.aovs & kAovNormal) != 0) +
-                                                             ((opt.aovs & kAovDepth) != 0) +
-                                                             3 * ((opt.aovs & kAovPosition) != 0));
+    const uint64_t aov_floats =
+        uint64_t(rp.num_pixels()) * (3 * ((opt.aovs & kAovAlbedo) != 0) + 3 * ((opt.aovs & kAovNormal) != 0) +
+                                     ((opt.aovs & kAovDepth) != 0) + 3 * ((opt.aovs & kAovPosition) != 0));
     uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_floats * sizeof(float);
     uint64_t queue_min = mode == Mode::Wavefront
                              ? uint64_t(std::min<uint64_t>(uint64_t(rp.num_pixels()) * rp.spp, 1u << 16)) *
@@ -320,7 +319,7 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
         FrameStart frame_start{t0.e, stream.s};  // recorded by the schedule once its setup is queued
         uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, o2, A, L, st, frame_start)
                                                  : wavefront_schedule(s, rp, film, o2, A, L, st, frame_start);
-        frame_start();  // (a schedule that returned before its first launch)
+        frame_start();    // (a schedule that returned before its first launch)
         AovView aov_dev;  // the AOV pass over the samples done, after the beauty (kernels/aov.h)
         if (opt.aovs) {
             const uint32_t np = rp.num_pixels();

@@ -1034,9 +1034,10 @@ private:
         }
         // PixelFilter
         // pbrt-v4's filters and default radii; ours are separable with one radius (kernels/filter.h)
-        static const std::map<std::string, std::pair<const char*, float>> known{
-            {"box", {"box", 0.5f}}, {"triangle", {"tent", 2.0f}}, {"gaussian", {"gaussian", 1.5f}},
-            {"mitchell", {"mitchell", 2.0f}}};
+        static const std::map<std::string, std::pair<const char*, float>> known{{"box", {"box", 0.5f}},
+                                                                                {"triangle", {"tent", 2.0f}},
+                                                                                {"gaussian", {"gaussian", 1.5f}},
+                                                                                {"mitchell", {"mitchell", 2.0f}}};
         auto k = known.find(type);
         if (k != known.end()) {
             float xr = f1(ps, "xradius", k->second.second), yr = f1(ps, "yradius", k->second.second);
@@ -1051,8 +1052,9 @@ private:
             if (std::string why = set_filter(ls_.params, k->second.first, xr, sigma); !why.empty())
                 fail(l, "PixelFilter: " + why);
             if (type == "mitchell")
-                warn(l, "Mitchell filter: sampled by |f|, its negative lobes not subtracted (README: Reconstruction "
-                        "filters)");
+                warn(l,
+                     "Mitchell filter: sampled by |f|, its negative lobes not subtracted (README: Reconstruction "
+                     "filters)");
         } else {
             use_all(ps);
             warn(l, "pixel filter \"" + type + "\" not supported: a box filter over each pixel");

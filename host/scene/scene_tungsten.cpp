@@ -983,8 +983,8 @@ struct Loader {
         }
         rp.width = w;
         rp.height = h;
-        // Tungsten's filters with its default widths (box 0.5, tent 1, gaussian 2, Mitchell-Netravali 2); its
-        // Gaussian is pbrt's shape with sigma = width / 4 (kernels/filter.h)
+        // Tungsten's filters with its widths (ReconstructionFilter::filterWidth: box 0.5, tent 1, the others 2);
+        // its Gaussian approximated by pbrt-v4's shape with sigma 0.5 (kernels/filter.h)
         std::string filt = c.str(cam, "reconstruction_filter", p, "tent");
         if (filt == "box" || filt == "tent")
             set_filter(rp, filt);
