@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include "host/image/denoise.h"
 #include "host/render/render.h"
 #include "host/render/render_limits.h"
+#include "host/scene/scene_json.h"
 #include "kernels/aov.h"
 #include "kernels/filter.h"
 #include "tests/cornell_scene.h"
@@ -129,6 +132,33 @@ TEST(Filter, BoxDefaultIsTheOriginalPixelBox) {
     ASSERT_EQ(set_filter(rt, "tent"), "");
     Image t = render_cpu_megakernel(cornell(), rt, 2);
     EXPECT_NE(a.rgb, t.rgb);
+}
+
+// render.filter in a native scene: a name or {type, radius, sigma}; a wrong one is a scene error naming the key.
+TEST(Filter, NativeSceneKey) {
+    std::ifstream in(source_dir() + "/scenes/cornell-box.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    auto load_with = [&](const nlohmann::json& f) {
+        j["render"]["filter"] = f;
+        const std::string path = temp_dir() + "filter-scene.json";
+        std::ofstream(path) << j.dump();
+        return load_scene_json(path);
+    };
+    LoadedScene t = load_with("tent");
+    EXPECT_EQ(t.params.filter, uint32_t(kFilterTriangle));
+    EXPECT_EQ(t.params.filter_radius, 1.0f);
+    LoadedScene g = load_with({{"type", "gaussian"}, {"radius", 2}, {"sigma", 0.6}});
+    EXPECT_EQ(g.params.filter, uint32_t(kFilterGaussian));
+    EXPECT_EQ(g.params.filter_radius, 2.0f);
+    EXPECT_FLOAT_EQ(g.params.filter_sigma, 0.6f);
+    EXPECT_EQ(load_with("box").params.filter, uint32_t(kFilterPixelBox));
+    for (const nlohmann::json& bad : {nlohmann::json("sinc"), nlohmann::json{{"type", "tent"}, {"radius", -1}},
+                                      nlohmann::json{{"type", "tent"}, {"width", 1}}, nlohmann::json(3)}) {
+        try {
+            load_with(bad);
+            ADD_FAILURE() << "accepted render.filter " << bad.dump();
+        } catch (const SceneError& e) { EXPECT_NE(std::string(e.what()).find("/render/filter"), std::string::npos); }
+    }
 }
 
 namespace {
