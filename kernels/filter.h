@@ -83,7 +83,10 @@ WP_HD float filter_sample_1d(uint32_t type, float r, float sigma, float u) {
 }
 
 // The camera sample's offset from the pixel centre (not for kFilterPixelBox, which generate_path samples itself).
-WP_HD vec2 filter_sample(uint32_t type, float r, float sigma, float u0, float u1) {
+// Out of line on the device (WP_HD_NOINLINE): the kernels that generate camera paths (generate, the megakernel's
+// path regeneration) keep their default path's registers; inlined, the bisections raised the general megakernel's
+// spills (ptxas -v). A call on the filtered path only.
+WP_HD_NOINLINE vec2 filter_sample(uint32_t type, float r, float sigma, float u0, float u1) {
     return vec2(filter_sample_1d(type, r, sigma, u0), filter_sample_1d(type, r, sigma, u1));
 }
 

@@ -32,7 +32,9 @@ namespace {
 using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint64_t, unsigned long long*,
                               FetchCounters);
 // The instance for a tree width and feature set: the sets of kFeatureSets on the binary tree, all on the wide one.
-MegakernelFn megakernel_fn(int width, uint32_t set) {
+// With the indirect clamp (kWithClamp, kernels/stages.h): the general instance compiled with it.
+MegakernelFn megakernel_fn(int width, uint32_t set, bool clamp = false) {
+    if (clamp) return width == 8 ? megakernel<8, kFeaturesAll | kWithClamp> : megakernel<2, kFeaturesAll | kWithClamp>;
     if (width == 8) return megakernel<8, kFeaturesAll>;
     return set == kFeaturesSpheres ? megakernel<2, kFeaturesSpheres> : megakernel<2, kFeaturesAll>;
 }
@@ -40,8 +42,8 @@ MegakernelFn megakernel_fn(int width, uint32_t set) {
 
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
-    const MegakernelFn fn =
-        megakernel_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)));
+    const MegakernelFn fn = megakernel_fn(
+        s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)), rp.clamp_indirect > 0.0f);
     const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
              FetchCounters{counters, counters + 1});

@@ -164,11 +164,25 @@ WP_HD vec3 clamp_indirect(vec3 c, float limit) {
     float m = max_comp(c);
     return m > limit ? c * (limit / m) : c;
 }
+// The clamp is compiled in where the kernels' F has kWithClamp, a bit beside the scene features of
+// kernels/features.h (not one of them: no scene has it). The GPU's default kernels are compiled without it, so their
+// code is as before the clamp existed (compiled in, its tests raised the general megakernel's spills from 32 to
+// 44-52 bytes, ptxas -v); their launchers take the instances with it when RenderParams::clamp_indirect > 0. The CPU
+// always has it (kFeaturesHost, the host's default F), where the test of the limit is all it costs when off.
+constexpr uint32_t kWithClamp = 1u << 31;
+constexpr uint32_t kFeaturesHost = kFeaturesAll | kWithClamp;
+template <uint32_t F>
+WP_HD vec3 maybe_clamp(vec3 c, const RenderParams& rp, bool indirect) {
+    if constexpr ((F & kWithClamp) != 0) {
+        if (indirect && rp.clamp_indirect > 0.0f) return clamp_indirect(c, rp.clamp_indirect);
+    }
+    return c;
+}
 
 // shade: emission with MIS, one light sample (returned as a shadow ray), BSDF sampling, roulette.
 // Returns whether the path goes on; has_shadow says whether `sh` was written. F: the features compiled in
 // (kernels/features.h); the scene's must be among them.
-template <uint32_t F = kFeaturesAll>
+template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
@@ -181,9 +195,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
             float w =
                 count_full ? 1.0f : power_heuristic(p.pdf_prev, kMap ? env_pdf(s.env, p.dir) : env_pdf_constant(s.env));
-            vec3 c = p.beta * Le * w;
-            if (rp.clamp_indirect > 0.0f && p.depth >= 2) c = clamp_indirect(c, rp.clamp_indirect);
-            film_add(film, p.pixel, c);
+            film_add(film, p.pixel, maybe_clamp<F>(p.beta * Le * w, rp, p.depth >= 2));
         }
         return false;
     }
@@ -195,18 +207,14 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         vec3 Le = light_emitted(L, sp.ng, wo);
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
             float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, light_pdf(s, info.z, p.origin, sp.p, sp.ng));
-            vec3 c = p.beta * Le * w;
-            if (rp.clamp_indirect > 0.0f && p.depth >= 2) c = clamp_indirect(c, rp.clamp_indirect);
-            film_add(film, p.pixel, c);
+            film_add(film, p.pixel, maybe_clamp<F>(p.beta * Le * w, rp, p.depth >= 2));
         }
     }
     vec3 emitted;
     MatParams m = resolve_material<F>(s, MatHandle{info.y}, sp, emitted);
     // emissive materials (textured glTF emission) are not in the light table: found by BSDF sampling only
     if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f) {
-        vec3 c = p.beta * emitted;
-        if (rp.clamp_indirect > 0.0f && p.depth >= 2) c = clamp_indirect(c, rp.clamp_indirect);
-        film_add(film, p.pixel, c);
+        film_add(film, p.pixel, maybe_clamp<F>(p.beta * emitted, rp, p.depth >= 2));
     }
     uint32_t nseg = p.depth + 1;
     if (nseg >= rp.max_depth) return false;
@@ -232,8 +240,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
                 if (fv.x > 0.0f || fv.y > 0.0f || fv.z > 0.0f) {
                     float w = power_heuristic(ls.pdf, bpdf);
                     sh.contrib = p.beta * fv * (fabsf(wi_l.z) * w / ls.pdf) * ls.Le;
-                    if (rp.clamp_indirect > 0.0f && p.depth >= 1)
-                        sh.contrib = clamp_indirect(sh.contrib, rp.clamp_indirect);
+                    sh.contrib = maybe_clamp<F>(sh.contrib, rp, p.depth >= 1);
                     sh.origin = offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng);
                     sh.dir = ls.wi;
                     sh.tmax = ls.dist * (1.0f - 1e-4f);
@@ -279,7 +286,7 @@ struct NoSegmentStats {
 // One segment of a path: extend, shade and the segment's shadow ray. on_segment(depth, has_shadow) sees it; ext and
 // shadow count the rays. Returns whether the path goes on. kAnyHitWW (default true): the shadow ray uses the
 // while-while traversal of the extension ray, so one traversal is inlined, not two (traverse2 in bvh8.h).
-template <int W = 0, bool kAnyHitWW = true, uint32_t F = kFeaturesAll, class OnSegment>
+template <int W = 0, bool kAnyHitWW = true, uint32_t F = kFeaturesHost, class OnSegment>
 WP_HD bool path_segment(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                         OnSegment&& on_segment, uint32_t& ext, uint32_t& shadow) {
     const uint32_t depth = p.depth;
