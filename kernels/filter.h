@@ -5,10 +5,11 @@
 //
 // All filters are separable: f(x, y) = f1(x) f1(y), so the two offsets are drawn independently by inverting the 1D
 // cumulative distribution of |f1| (closed form for box and triangle, bisection on the analytic CDF for Gaussian and
-// Mitchell). Mitchell's negative lobes: the offsets follow |f| as in pbrt-v4, but the sign is NOT carried as a
-// weight (the film accumulates non-negative fixed point and the path code assumes positive throughput), so the
-// Mitchell filter here is |Mitchell| (B = C = 1/3): its support and sampling density, without the sharpening of the
-// negative lobes. Documented in README.md ("Reconstruction filters").
+// Mitchell). Mitchell's negative lobes (pbrt-v4's way): the offsets follow |f| and the sign is carried as a weight.
+// The film adds non-negative fixed point and the path code assumes positive throughput, so the weight is not in the
+// path: a sample of negative weight adds to a second film (its pixel index plus the image's pixel count, see
+// RenderParams::film_pixels), and the image is (positive - negative) * k per pixel, k = (integral |f1| / integral
+// f1)^2, the constant that makes the weights' mean one (film_to_image). Documented in README.md.
 #pragma once
 #include "common.h"
 
@@ -18,6 +19,7 @@ namespace wp {
 // filters existed (generate_path's original code path, so those images stay bit for bit); a box of another radius
 // is kFilterBox.
 enum FilterType : uint32_t { kFilterPixelBox = 0, kFilterBox, kFilterTriangle, kFilterGaussian, kFilterMitchell };
+static_assert(kFilterMitchell == 4, "RenderParams::film_pixels tests the filter against 4");
 
 // The 1D filter's value at x (|x| <= radius; 0 outside), unnormalised. Gaussian: exp(-x^2 / 2 sigma^2) minus its
 // value at the radius (pbrt-v4's); Mitchell: B = C = 1/3 over [-radius, radius] (pbrt-v4's Mitchell1D(2x/radius)).
@@ -82,12 +84,30 @@ WP_HD float filter_sample_1d(uint32_t type, float r, float sigma, float u) {
     }
 }
 
-// The camera sample's offset from the pixel centre (not for kFilterPixelBox, which generate_path samples itself).
-// Out of line on the device (WP_HD_NOINLINE): the kernels that generate camera paths (generate, the megakernel's
-// path regeneration) keep their default path's registers; inlined, the bisections raised the general megakernel's
-// spills (ptxas -v). A call on the filtered path only.
-WP_HD_NOINLINE vec2 filter_sample(uint32_t type, float r, float sigma, float u0, float u1) {
-    return vec2(filter_sample_1d(type, r, sigma, u0), filter_sample_1d(type, r, sigma, u1));
+// Whether offset o falls where the filter is negative (Mitchell's outer lobes in one axis but not both).
+WP_HD bool filter_negative(uint32_t type, float r, float sigma, vec2 o) {
+    if (type != kFilterMitchell) return false;
+    return (filter_eval_1d(type, r, sigma, o.x) < 0.0f) != (filter_eval_1d(type, r, sigma, o.y) < 0.0f);
+}
+
+// The camera sample's offset from the pixel centre (x, y) and the sign of its weight (z: 1, or -1 where Mitchell's
+// lobes are negative); not for kFilterPixelBox, which generate_path samples itself. Out of line on the device
+// (WP_HD_NOINLINE): the kernels that generate camera paths (generate, the megakernel's path regeneration) keep their
+// default path's registers; inlined, the bisections raised the general megakernel's spills (ptxas -v).
+WP_HD_NOINLINE vec3 filter_sample_signed(uint32_t type, float r, float sigma, float u0, float u1) {
+    vec2 o(filter_sample_1d(type, r, sigma, u0), filter_sample_1d(type, r, sigma, u1));
+    return vec3(o, filter_negative(type, r, sigma, o) ? -1.0f : 1.0f);
+}
+WP_HD vec2 filter_sample(uint32_t type, float r, float sigma, float u0, float u1) {
+    return vec2(filter_sample_signed(type, r, sigma, u0, u1));
+}
+
+// k = (integral |f1| / integral f1)^2: the weight magnitude of a sample (1 but for Mitchell, whose signed integral
+// over [-r, r] is r / 2).
+inline double filter_weight_scale(uint32_t type, float r, float sigma) {
+    if (type != kFilterMitchell) return 1.0;
+    const double k1 = 2.0 * double(filter_cdf_half(type, r, sigma, r)) / (0.5 * double(r));
+    return k1 * k1;
 }
 
 }  // namespace wp

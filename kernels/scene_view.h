@@ -169,6 +169,9 @@ struct RenderParams {
     // to this maximum component (biased; 0, the default, clamps nothing). See shade_path.
     float clamp_indirect = 0.0f;
     WP_HD uint32_t num_pixels() const { return width * height; }
+    // Film pixels: num_pixels(), twice that with the Mitchell filter, whose samples of negative weight add to a
+    // second film of their own (pixel + num_pixels(); kernels/filter.h), subtracted when the image is made.
+    WP_HD uint32_t film_pixels() const { return num_pixels() * (filter == 4u ? 2u : 1u); }  // 4: kFilterMitchell
 
     // Divisions generate does per camera path, set up once per render by prepared(); each is used only while its
     // divisor matches the current size (a copy whose width or height changed divides the slow way).

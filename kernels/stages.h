@@ -124,10 +124,12 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
         px = float(ix) + rand01(key, 0, kDimPixelX);
         py = float(iy) + rand01(key, 0, kDimPixelY);
     } else {  // filter importance sampling (kernels/filter.h): the offset from the pixel centre follows the filter
-        vec2 o = filter_sample(rp.filter, rp.filter_radius, rp.filter_sigma, rand01(key, 0, kDimPixelX),
-                               rand01(key, 0, kDimPixelY));
+        vec3 o = filter_sample_signed(rp.filter, rp.filter_radius, rp.filter_sigma, rand01(key, 0, kDimPixelX),
+                                      rand01(key, 0, kDimPixelY));
         px = float(ix) + 0.5f + o.x;
         py = float(iy) + 0.5f + o.y;
+        // Mitchell: a sample of negative weight adds to the second film (RenderParams::film_pixels)
+        if (o.z < 0.0f) p.pixel += np;
     }
     const CameraData& c = s.camera;
     float x = (2.0f * px / float(rp.width) - 1.0f) * c.aspect * c.tan_half_fov_y;

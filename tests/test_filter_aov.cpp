@@ -161,6 +161,42 @@ TEST(Filter, NativeSceneKey) {
     }
 }
 
+// Mitchell's negative lobes carried as a sign (kernels/filter.h): the samples of negative weight go to a second film
+// and are subtracted, scaled by k = (integral |f| / integral f)^2, so a constant radiance comes out as itself on
+// average (a box gives it exactly), in both schedules alike.
+TEST(Filter, MitchellSignedWeightsAreUnbiased) {
+    SceneBuilder b;
+    MatHandle m = b.lambert(vec3(0.0f));
+    b.quad(vec3(-50, -50, -2), vec3(100, 0, 0), vec3(0, 100, 0), m, vec3(1.0f));  // radiance 1 toward the camera
+    b.set_camera(make_camera(vec3(0, 0, 0), vec3(0, 0, -1), vec3(0, 1, 0), 40.0f, 1.0f));
+    SceneData sc = b.build();
+    RenderParams rp;
+    rp.width = rp.height = 16;
+    rp.spp = 256;
+    rp.max_depth = 1;
+    ASSERT_EQ(set_filter(rp, "mitchell"), "");
+    EXPECT_EQ(rp.film_pixels(), 2 * rp.num_pixels());
+    const double k = filter_weight_scale(rp.filter, rp.filter_radius, rp.filter_sigma);
+    EXPECT_GT(k, 1.0);
+    EXPECT_LT(k, 1.5);
+    Image mk = render_cpu_megakernel(sc, rp, 2);
+    RenderOptions o;
+    o.threads = 2;
+    EXPECT_EQ(render_cpu(sc, rp, Mode::Wavefront, o).rgb, mk.rgb);
+    double mean = 0;
+    float lo = 1e9f, hi = -1e9f;
+    for (float v : mk.rgb) {
+        mean += v;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    mean /= double(mk.rgb.size());
+    std::printf("Mitchell, radiance 1: mean %.4f, pixels %.3f to %.3f (k %.4f)\n", mean, lo, hi, k);
+    EXPECT_NEAR(mean, 1.0, 0.01);
+    EXPECT_LT(lo, hi);  // some samples had negative weight: the pixels are not all 1
+    EXPECT_GT(hi, 1.0f);
+}
+
 namespace {
 struct Reference {
     int w = 0, h = 0;

@@ -662,3 +662,25 @@ TEST(Gpu, FilterAndClampAgreeWithTheCpu) {
         EXPECT_LE(mx, 0.04f + 1e-4f) << mode_name(m);
     }
 }
+
+// Mitchell's signed weights on the GPU (the second film, kernels/filter.h): a constant radiance of 1 comes out as 1 on
+// average, in both schedules.
+TEST(Gpu, MitchellSignedWeightsAreUnbiased) {
+    REQUIRE_GPU();
+    SceneBuilder b;
+    MatHandle m = b.lambert(vec3(0.0f));
+    b.quad(vec3(-50, -50, -2), vec3(100, 0, 0), vec3(0, 100, 0), m, vec3(1.0f));
+    b.set_camera(make_camera(vec3(0, 0, 0), vec3(0, 0, -1), vec3(0, 1, 0), 40.0f, 1.0f));
+    SceneData sc = b.build();
+    RenderParams rp;
+    rp.width = rp.height = 32;
+    rp.spp = 256;
+    rp.max_depth = 1;
+    ASSERT_EQ(set_filter(rp, "mitchell"), "");
+    for (Mode mode : {Mode::Megakernel, Mode::Wavefront}) {
+        Image img = render_gpu(sc, rp, mode);
+        double mean = 0;
+        for (float v : img.rgb) mean += v;
+        EXPECT_NEAR(mean / double(img.rgb.size()), 1.0, 0.01) << mode_name(mode);
+    }
+}

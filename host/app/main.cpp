@@ -119,7 +119,7 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
         ->check(whole(1, kMaxDepthLimit));
     cmd->add_option("--filter", o.filter,
                     "reconstruction filter TYPE or TYPE:RADIUS (pixels): box (default, 0.5), tent (1), gaussian "
-                    "(1.5, sigma 0.5), mitchell (2, sampled by |f|); default: the scene's")
+                    "(1.5, sigma 0.5), mitchell (2); default: the scene's")
         ->check(CLI::Validator(
             [](std::string& v) {
                 RenderParams rp;

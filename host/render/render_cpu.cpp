@@ -69,7 +69,7 @@ struct HostFilm {
     Image image(const RenderParams& rp, uint64_t done) const {
         Image img = film_to_image(sum, rp, done);
         img.nonfinite = bad;
-        img.first_nonfinite_pixel = first;
+        img.first_nonfinite_pixel = first == 0xffffffffu ? first : first % rp.num_pixels();
         return img;
     }
 };
@@ -126,7 +126,7 @@ private:
 
 Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
                      RenderStats& st) {
-    HostFilm film(rp.num_pixels());
+    HostFilm film(rp.film_pixels());
     FilmView fv = film.view();
     uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     std::atomic<uint64_t> ext{0}, shadow{0};
@@ -209,7 +209,7 @@ struct CpuStages {
 
 Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
                     RenderStats& st) {
-    HostFilm film(rp.num_pixels());
+    HostFilm film(rp.film_pixels());
     FilmView fv = film.view();
     const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     QueueConfig qc;
@@ -309,7 +309,7 @@ uint64_t scene_device_bytes(const SceneData& sd, std::string* what) {
     return bvh + prims + mats + lights + tex + env;
 }
 
-uint64_t film_device_bytes(const RenderParams& rp) { return 3ull * sizeof(unsigned long long) * rp.num_pixels() + 64; }
+uint64_t film_device_bytes(const RenderParams& rp) { return 3ull * sizeof(unsigned long long) * rp.film_pixels() + 64; }
 
 std::string device_memory_problem(uint64_t needed, uint64_t queue_min, uint64_t free_bytes, const std::string& what,
                                   const std::string& device) {
@@ -336,11 +336,21 @@ Image film_to_image(const std::vector<unsigned long long>& sum, const RenderPara
     img.samples = done;
     img.interrupted = done < uint64_t(rp.num_pixels()) * rp.spp;
     uint64_t np = rp.num_pixels();
-    img.rgb.resize(sum.size());
+    img.rgb.resize(3 * np);
+    // Mitchell: the second film holds the samples of negative weight (kernels/filter.h)
+    const bool signed_film = rp.film_pixels() != rp.num_pixels() && sum.size() == 6 * np;
+    const double k = signed_film ? filter_weight_scale(rp.filter, rp.filter_radius, rp.filter_sigma) : 1.0;
     for (uint64_t p = 0; p < np; ++p) {
         // the first done % np pixels of the order get one sample more (RenderParams::pixel_of_rank)
         uint64_t n = done / np + (rp.rank_of_pixel(uint32_t(p)) < done % np ? 1 : 0);
-        for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
+        for (int c = 0; c < 3; ++c) {
+            if (!signed_film)
+                img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
+            else
+                img.rgb[3 * p + c] =
+                    n ? float(k * (double(sum[3 * p + c]) - double(sum[3 * (p + np) + c])) / kFilmScale / double(n))
+                      : 0.0f;
+        }
     }
     return img;
 }

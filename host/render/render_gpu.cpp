@@ -104,7 +104,7 @@ FilmView make_film(uint32_t np, DeviceArena& A) {
 }
 
 Image read_film(const FilmView& film, const RenderParams& rp, uint64_t done) {
-    uint32_t np = rp.num_pixels();
+    uint32_t np = rp.film_pixels();  // (two films with Mitchell's signed weights)
     std::vector<unsigned long long> sum(3ull * np);
     unsigned long long bad = 0;
     unsigned int first = 0;
@@ -113,7 +113,7 @@ Image read_film(const FilmView& film, const RenderParams& rp, uint64_t done) {
     WP_CUDA(cudaMemcpy(&first, film.bad_first_pixel, sizeof(first), cudaMemcpyDeviceToHost));
     Image img = film_to_image(sum, rp, done);
     img.nonfinite = bad;
-    img.first_nonfinite_pixel = first;
+    img.first_nonfinite_pixel = first == 0xffffffffu ? first : first % rp.num_pixels();
     return img;
 }
 
@@ -309,7 +309,7 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     // the kernels' feature set (kernels/features.h): the scene's features and light sampling, or the general kernels
     s.features = opt.general_kernels ? kFeaturesAll : render_features(s, rp);
     st.feature_set = feature_set_name(compiled_feature_set(s.nodes8 ? 8 : 2, s.features));
-    FilmView film = make_film(rp.num_pixels(), A);
+    FilmView film = make_film(rp.film_pixels(), A);
     Stream stream;
     Image img;
     {

@@ -1051,10 +1051,6 @@ private:
             check_unused(ps, d, type);
             if (std::string why = set_filter(ls_.params, k->second.first, xr, sigma); !why.empty())
                 fail(l, "PixelFilter: " + why);
-            if (type == "mitchell")
-                warn(l,
-                     "Mitchell filter: sampled by |f|, its negative lobes not subtracted (README: Reconstruction "
-                     "filters)");
         } else {
             use_all(ps);
             warn(l, "pixel filter \"" + type + "\" not supported: a box filter over each pixel");
