@@ -9,9 +9,13 @@
 #if defined(__CUDACC__)
 #define WP_HD __host__ __device__ __forceinline__
 #define WP_DEV __device__ __forceinline__
+// Kept out of line on the device: code off a hot kernel's default path (a filter's sampling, the indirect clamp),
+// so that the default path's register allocation does not pay for it (ptxas -v; see their comments).
+#define WP_HD_NOINLINE inline __host__ __device__ __noinline__
 #else
 #define WP_HD inline
 #define WP_DEV inline
+#define WP_HD_NOINLINE inline
 #endif
 
 namespace wp {

@@ -40,7 +40,10 @@ __global__ void WP_MEGAKERNEL_BOUNDS(F)
 
 namespace {
 using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t, unsigned long long*);
-DrainFn drain_fn(int width, uint32_t set) {
+// The instance for a tree width and feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general
+// one compiled with it.
+DrainFn drain_fn(int width, uint32_t set, bool clamp = false) {
+    if (clamp) return width == 8 ? drain<8, kFeaturesAll | kWithClamp> : drain<2, kFeaturesAll | kWithClamp>;
     if (width == 8) return drain<8, kFeaturesAll>;
     return set == kFeaturesSpheres ? drain<2, kFeaturesSpheres> : drain<2, kFeaturesAll>;
 }
@@ -48,7 +51,8 @@ DrainFn drain_fn(int width, uint32_t set) {
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
-    const DrainFn fn = drain_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)));
+    const DrainFn fn = drain_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)),
+                                rp.clamp_indirect > 0.0f);
     const unsigned blocks = std::min(blocks_for(n), resident_blocks_cached(fn));
     L.launch("drain", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, q, n, rays);
 }

@@ -87,6 +87,10 @@ void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQ
 // ray counts to rays[0..1].
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays);
+// aov: the AOV pass (kernels/aov.h) over every pixel's first samples of [0, done), into out (bits: AovBits).
+struct AovView;
+void launch_aov(Launcher& L, const SceneView& s, const RenderParams& rp, const AovView& out, uint64_t done,
+                uint32_t bits);
 
 // Static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor).
@@ -117,5 +121,6 @@ KernelAttr attr_shadow(int width);
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
 KernelAttr attr_drain(int width, uint32_t set);
+KernelAttr attr_aov();
 
 }  // namespace wp

@@ -9,8 +9,9 @@ namespace wp {
 // The stage names, in schedule order: the rows of the per-kernel table and the NVTX ranges. Every one but the
 // CUB stages is also the symbol of its kernel (profiling/ncu_stage.sh maps the CUB stages to CUB's kernels; the
 // test stage_names_match_kernel_symbols checks both against the binary).
-constexpr const char* kStageNames[] = {"generate",       "extend",  "sort_materials", "shade",      "shadow",
-                                       "compact_select", "compact", "drain",          "megakernel", "diffuse_bounce"};
+constexpr const char* kStageNames[] = {
+    "generate", "extend", "sort_materials", "shade",          "shadow", "compact_select",
+    "compact",  "drain",  "megakernel",     "diffuse_bounce", "aov"};
 
 struct KernelAttr {
     std::string name;

@@ -16,7 +16,7 @@ __global__ void WP_MEGAKERNEL_BOUNDS(F) megakernel(SceneView s, RenderParams rp,
     const uint32_t lane = threadIdx.x & 31u;
     uint32_t ext = 0, shadow = 0;
     run_paths_persistent<W, F>(
-        s, rp, film, uint32_t(end - begin), c, [&](uint32_t i) { return generate_path(s, rp, begin + i); },
+        s, rp, film, uint32_t(end - begin), c, [&](uint32_t i) { return generate_path<F>(s, rp, begin + i); },
         NoSegmentStats{}, ext, shadow);
     // one atomic per warp and counter
     ext = __reduce_add_sync(kFullWarp, ext);
@@ -32,7 +32,11 @@ namespace {
 using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint64_t, unsigned long long*,
                               FetchCounters);
 // The instance for a tree width and feature set: the sets of kFeatureSets on the binary tree, all on the wide one.
-MegakernelFn megakernel_fn(int width, uint32_t set) {
+// With the indirect clamp or a reconstruction filter (kWithClamp, kWithFilter, kernels/stages.h): the general
+// instance compiled with them.
+constexpr uint32_t kWithOptions = kFeaturesAll | kWithClamp | kWithFilter;
+MegakernelFn megakernel_fn(int width, uint32_t set, bool options = false) {
+    if (options) return width == 8 ? megakernel<8, kWithOptions> : megakernel<2, kWithOptions>;
     if (width == 8) return megakernel<8, kFeaturesAll>;
     return set == kFeaturesSpheres ? megakernel<2, kFeaturesSpheres> : megakernel<2, kFeaturesAll>;
 }
@@ -41,7 +45,8 @@ MegakernelFn megakernel_fn(int width, uint32_t set) {
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
     const MegakernelFn fn =
-        megakernel_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)));
+        megakernel_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)),
+                      rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox);
     const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
              FetchCounters{counters, counters + 1});

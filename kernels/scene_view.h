@@ -162,10 +162,21 @@ struct RenderParams {
     uint32_t seed = 0;
     uint32_t light_sampling = 1;  // 0: BSDF sampling alone (Ray Tracing in One Weekend estimator)
     WP_HD uint32_t num_pixels() const { return width * height; }
+    // Film pixels: num_pixels(), twice that with the Mitchell filter, whose samples of negative weight add to a
+    // second film of their own (pixel + num_pixels(); kernels/filter.h), subtracted when the image is made.
+    WP_HD uint32_t film_pixels() const { return num_pixels() * (filter == 4u ? 2u : 1u); }  // 4: kFilterMitchell
 
     // Divisions generate does per camera path, set up once per render by prepared(); each is used only while its
     // divisor matches the current size (a copy whose width or height changed divides the slow way).
     FastDiv div_pixels, div_tiles_x;
+    // (after the fields above, whose offsets in the kernels' parameters they leave as they were)
+    // Reconstruction filter (kernels/filter.h): FilterType, radius in pixels, the Gaussian's standard deviation.
+    // The default, kFilterPixelBox, is generate_path's original one-pixel box.
+    uint32_t filter = 0;
+    float filter_radius = 0.5f, filter_sigma = 0.5f;
+    // Cycles' "clamp indirect": > 0 clamps every contribution of a light path with two or more scattering vertices
+    // to this maximum component (biased; 0, the default, clamps nothing). See shade_path.
+    float clamp_indirect = 0.0f;
     RenderParams prepared() const {
         RenderParams r = *this;
         r.div_pixels = FastDiv::make(num_pixels());

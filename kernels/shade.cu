@@ -48,13 +48,18 @@ __global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView fil
 
 namespace {
 using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t);
-ShadeFn shade_fn(uint32_t set) { return set == kFeaturesSpheres ? shade<kFeaturesSpheres> : shade<kFeaturesAll>; }
+// The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general one compiled
+// with it.
+ShadeFn shade_fn(uint32_t set, bool clamp = false) {
+    if (clamp) return shade<kFeaturesAll | kWithClamp>;
+    return set == kFeaturesSpheres ? shade<kFeaturesSpheres> : shade<kFeaturesAll>;
+}
 }  // namespace
 
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n) {
-    L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock), shade_fn(feature_set_for(render_features(s, rp))), s, rp,
-             film, q, n);
+    L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock),
+             shade_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f), s, rp, film, q, n);
 }
 
 size_t sort_materials_temp_bytes(uint32_t capacity) {

@@ -3,6 +3,7 @@
 #pragma once
 #include "bvh8.h"
 #include "film.h"
+#include "filter.h"
 #include "lights.h"
 #include "rng.h"
 #include "texture.h"
@@ -101,8 +102,18 @@ WP_HD bool samples_lights(const SceneView& s, const RenderParams& rp) {
 WP_HD uint32_t render_features(const SceneView& s, const RenderParams& rp) {
     return s.features | (samples_lights(s, rp) ? uint32_t(kFeatLightSampling) : 0u);
 }
+// Options off by default compiled only into instances of their own (bits beside the scene features of
+// kernels/features.h, which no scene has): kWithClamp the indirect clamp (shade_path), kWithFilter a reconstruction
+// filter other than the pixel box (generate_path). The GPU's default kernels are compiled without them, so their
+// code is as before the options existed (the clamp compiled in raised the general megakernel's spills from 32 to
+// 44-52 bytes, ptxas -v); their launchers take the instances with them when the render asks for one. The CPU and the
+// generate kernel always have them (kFeaturesHost, the default F), where the test of the setting is all they cost.
+constexpr uint32_t kWithClamp = 1u << 31;
+constexpr uint32_t kWithFilter = 1u << 30;
+constexpr uint32_t kFeaturesHost = kFeaturesAll | kWithClamp | kWithFilter;
 
 // generate: camera ray for global sample index (pixel-major within each sample pass).
+template <uint32_t F = kFeaturesHost>
 WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64_t index) {
     PathState p;
     const uint32_t np = rp.num_pixels();
@@ -118,8 +129,18 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
     uint32_t key = path_key(p.pixel, p.sample, rp.seed);
-    float px = float(ix) + rand01(key, 0, kDimPixelX);
-    float py = float(iy) + rand01(key, 0, kDimPixelY);
+    float px, py;
+    if ((F & kWithFilter) == 0 || rp.filter == kFilterPixelBox) {  // the pixel's square, as before filters existed
+        px = float(ix) + rand01(key, 0, kDimPixelX);
+        py = float(iy) + rand01(key, 0, kDimPixelY);
+    } else {  // filter importance sampling (kernels/filter.h): the offset from the pixel centre follows the filter
+        vec3 o = filter_sample_signed(rp.filter, rp.filter_radius, rp.filter_sigma, rand01(key, 0, kDimPixelX),
+                                      rand01(key, 0, kDimPixelY));
+        px = float(ix) + 0.5f + o.x;
+        py = float(iy) + 0.5f + o.y;
+        // Mitchell: a sample of negative weight adds to the second film (RenderParams::film_pixels)
+        if (o.z < 0.0f) p.pixel += np;
+    }
     const CameraData& c = s.camera;
     float x = (2.0f * px / float(rp.width) - 1.0f) * c.aspect * c.tan_half_fov_y;
     float y = (1.0f - 2.0f * py / float(rp.height)) * c.tan_half_fov_y;
@@ -147,10 +168,27 @@ WP_HD Hit extend_path(const SceneView& s, const PathState& p) {
     return intersect_closest<W, F>(s, path_ray(p));
 }
 
+// Cycles' "clamp indirect" (RenderParams::clamp_indirect): a contribution scaled so that its largest component is at
+// most `limit` (hue kept; NaN passes through to the film's non-finite count). shade_path applies it to the
+// contributions of light paths with two or more scattering vertices: emission found at path depth >= 2 and light
+// samples from depth >= 1; the camera's direct view of lights and the first hit's direct lighting are never clamped.
+WP_HD vec3 clamp_indirect(vec3 c, float limit) {
+    float m = max_comp(c);
+    return m > limit ? c * (limit / m) : c;
+}
+// The clamp is compiled in where the kernels' F has kWithClamp (above).
+template <uint32_t F>
+WP_HD vec3 maybe_clamp(vec3 c, const RenderParams& rp, bool indirect) {
+    if constexpr ((F & kWithClamp) != 0) {
+        if (indirect && rp.clamp_indirect > 0.0f) return clamp_indirect(c, rp.clamp_indirect);
+    }
+    return c;
+}
+
 // shade: emission with MIS, one light sample (returned as a shadow ray), BSDF sampling, roulette.
 // Returns whether the path goes on; has_shadow says whether `sh` was written. F: the features compiled in
 // (kernels/features.h); the scene's must be among them.
-template <uint32_t F = kFeaturesAll>
+template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
@@ -163,7 +201,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
             float w =
                 count_full ? 1.0f : power_heuristic(p.pdf_prev, kMap ? env_pdf(s.env, p.dir) : env_pdf_constant(s.env));
-            film_add(film, p.pixel, p.beta * Le * w);
+            film_add(film, p.pixel, maybe_clamp<F>(p.beta * Le * w, rp, p.depth >= 2));
         }
         return false;
     }
@@ -175,14 +213,15 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         vec3 Le = light_emitted(L, sp.ng, wo);
         if (Le.x > 0.0f || Le.y > 0.0f || Le.z > 0.0f) {
             float w = count_full ? 1.0f : power_heuristic(p.pdf_prev, light_pdf(s, info.z, p.origin, sp.p, sp.ng));
-            film_add(film, p.pixel, p.beta * Le * w);
+            film_add(film, p.pixel, maybe_clamp<F>(p.beta * Le * w, rp, p.depth >= 2));
         }
     }
     vec3 emitted;
     MatParams m = resolve_material<F>(s, MatHandle{info.y}, sp, emitted);
     // emissive materials (textured glTF emission) are not in the light table: found by BSDF sampling only
-    if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f)
-        film_add(film, p.pixel, p.beta * emitted);
+    if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f) {
+        film_add(film, p.pixel, maybe_clamp<F>(p.beta * emitted, rp, p.depth >= 2));
+    }
     uint32_t nseg = p.depth + 1;
     if (nseg >= rp.max_depth) return false;
 
@@ -207,6 +246,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
                 if (fv.x > 0.0f || fv.y > 0.0f || fv.z > 0.0f) {
                     float w = power_heuristic(ls.pdf, bpdf);
                     sh.contrib = p.beta * fv * (fabsf(wi_l.z) * w / ls.pdf) * ls.Le;
+                    sh.contrib = maybe_clamp<F>(sh.contrib, rp, p.depth >= 1);
                     sh.origin = offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng);
                     sh.dir = ls.wi;
                     sh.tmax = ls.dist * (1.0f - 1e-4f);
@@ -252,7 +292,7 @@ struct NoSegmentStats {
 // One segment of a path: extend, shade and the segment's shadow ray. on_segment(depth, has_shadow) sees it; ext and
 // shadow count the rays. Returns whether the path goes on. kAnyHitWW (default true): the shadow ray uses the
 // while-while traversal of the extension ray, so one traversal is inlined, not two (traverse2 in bvh8.h).
-template <int W = 0, bool kAnyHitWW = true, uint32_t F = kFeaturesAll, class OnSegment>
+template <int W = 0, bool kAnyHitWW = true, uint32_t F = kFeaturesHost, class OnSegment>
 WP_HD bool path_segment(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                         OnSegment&& on_segment, uint32_t& ext, uint32_t& shadow) {
     const uint32_t depth = p.depth;

@@ -34,7 +34,7 @@ WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
 // shade_item does all but the store of the path that goes on: returns whether it does, with its new state in p (the
 // GPU's block-scan push stores it; kernels/shade.cu).
 WP_HD uint32_t shade_path_index(const WavefrontQueues& q, uint32_t i) { return q.order ? q.order[i] : i; }
-template <uint32_t F = kFeaturesAll>
+template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_item(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                       uint32_t i, PathState& p) {
     const uint32_t j = shade_path_index(q, i);

@@ -13,6 +13,7 @@ stage_kernel_regex() {
 stage_render_args() {
   case "$1" in
     megakernel) echo "--mode megakernel" ;;
+    aov) echo "--mode megakernel --aov albedo,normal,depth" ;;
     sort_materials) echo "--mode wavefront --sort-materials" ;;
     compact_select | compact) echo "--mode wavefront --select-compaction" ;;
     *) echo "--mode wavefront" ;;

@@ -20,4 +20,11 @@ if ! python3 -c "import ray" >/dev/null 2>&1; then
   python3 -m pip install -q "${user[@]}" --break-system-packages "ray>=2.9"
 fi
 python3 -c "import ray" || { echo "install-deps: python3 cannot import ray after installing it"; exit 1; }
+# Intel Open Image Denoise 2.x for --denoise: PyPI's pyoidn wheel carries libOpenImageDenoise.so.2 with its CPU and
+# CUDA devices (no C headers: host/image/denoise.cpp declares the functions it uses and loads the library at run
+# time). --no-deps: only the libraries are used, not the Python bindings.
+if ! python3 -c "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('pyoidn') else 1)" 2>/dev/null; then
+  python3 -m pip install --quiet --no-deps pyoidn==2.5.1.0 ||
+    python3 -m pip install --quiet --no-deps --break-system-packages pyoidn==2.5.1.0
+fi
 echo "install-deps: all packages present"

@@ -395,5 +395,57 @@ resume)
   has wrong "differ in spp 320 and 100"
   ok "SIGINT (image + film beside it) and SIGTERM (film) mid-render, resumed: bit-identical to the whole render"
   ;;
+aov_outputs)
+  # issue 22: AOVs as channels of the EXR, as files beside a PNG; a bad name and a blocked AOV file fail first (exit 2)
+  run exr "$WP" render "$S/cornell-box.json" "${FAST[@]}" --aov albedo,normal,depth,position -o aov.exr
+  want_rc "render --aov (EXR)" 0
+  for ch in albedo.R albedo.G albedo.B N.X N.Y N.Z Z P.X; do grep -aqF "$ch" aov.exr || fail "no channel $ch in aov.exr"; done
+  run png "$WP" render "$S/cornell-box.json" "${FAST[@]}" --aov albedo,normal,depth -o aov.png
+  want_rc "render --aov (PNG)" 0
+  for f in aov.png aov.albedo.png aov.normal.png aov.depth.png; do [ -s "$f" ] || fail "no $f"; done
+  [ ! -e aov.position.png ] || fail "aov.position.png written without being asked for"
+  run bad "$WP" render "$S/cornell-box.json" "${FAST[@]}" --aov albedo,colour -o bad.exr
+  want_rc "render --aov colour" 2
+  has bad "unknown AOV 'colour'"
+  mkdir blocked.normal.pfm
+  run blocked "$WP" render "$S/cornell-box.json" --backend cpu --width 512 --height 512 --spp 100000 --aov normal \
+    -o blocked.pfm
+  want_rc "render --aov normal with blocked.normal.pfm a folder" 2
+  has blocked blocked.normal.pfm
+  [ ! -e blocked.pfm ] || fail "blocked.pfm rendered although an AOV output was bad"
+  ok "AOVs: EXR channels, PNG files beside the image, names and outputs checked first"
+  ;;
+filter_clamp)
+  # issue 22: --filter and --clamp; the defaults leave the image bit for bit
+  run a "$WP" render "$S/cornell-box.json" "${FAST[@]}" -o plain.pfm
+  want_rc "render" 0
+  run b "$WP" render "$S/cornell-box.json" "${FAST[@]}" --filter box:0.5 --clamp 0 -o box.pfm
+  want_rc "render --filter box:0.5 --clamp 0" 0
+  cmp -s plain.pfm box.pfm || fail "--filter box:0.5 --clamp 0 changed the image"
+  run t "$WP" render "$S/cornell-box.json" "${FAST[@]}" --filter tent --clamp 4 -o tent.exr
+  want_rc "render --filter tent --clamp 4" 0
+  grep -aqF "tent 1" tent.exr || fail "no 'tent 1' filter in tent.exr's metadata"
+  grep -aqF "wavepath:clamp" tent.exr || fail "no clamp in tent.exr's metadata"
+  run g "$WP" render "$S/cornell-box.json" "${FAST[@]}" --filter gaussian:2 -o g.pfm
+  want_rc "render --filter gaussian:2" 0
+  cmp -s plain.pfm g.pfm && fail "--filter gaussian:2 left the image as the box's"
+  for bad in sinc tent:0 tent:x gaussian:99; do
+    run bad "$WP" render "$S/cornell-box.json" "${FAST[@]}" --filter "$bad" -o bad.pfm
+    want_rc "render --filter $bad" 2
+  done
+  run bad "$WP" render "$S/cornell-box.json" "${FAST[@]}" --clamp -1 -o bad.pfm
+  want_rc "render --clamp -1" 2
+  ok "--filter and --clamp: defaults bit for bit, other filters change the image, bad values exit 2"
+  ;;
+denoise)
+  # issue 22: --denoise writes NAME.denoised.EXT beside the raw image (Open Image Denoise, CPU device)
+  run d "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --denoise -o dn.pfm
+  want_rc "render --denoise" 0
+  [ -s dn.pfm ] && [ -s dn.denoised.pfm ] || fail "no dn.pfm and dn.denoised.pfm: $(cat d.log)"
+  cmp -s dn.pfm dn.denoised.pfm && fail "the denoised image is the raw one"
+  [ ! -e dn.albedo.pfm ] || fail "dn.albedo.pfm written without --aov"
+  has d dn.denoised.pfm
+  ok "--denoise: NAME.denoised.EXT beside the image"
+  ;;
 *) fail "unknown case" ;;
 esac

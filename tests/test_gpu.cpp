@@ -10,7 +10,9 @@
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
 #include "host/scene/scene_json.h"
+#include "kernels/aov.h"
 #include "kernels/gpu_stages.h"
+#include "host/render/render_limits.h"
 #include "tests/cornell_scene.h"
 #include "tests/shard_checks.h"
 using namespace wp_test;
@@ -398,10 +400,11 @@ TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
     std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
     // megakernel, generate, extend (binary tree: the persistent instance), shade, shadow, compact, diffuse_bounce,
-    // drain
-    ASSERT_EQ(ks.size(), 8u);
+    // drain, aov
+    ASSERT_EQ(ks.size(), 9u);
     std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
-    ASSERT_EQ(wide.size(), 8u);
+    ASSERT_EQ(wide.size(), 9u);
+    EXPECT_EQ(ks[8].name, "aov");
     EXPECT_EQ(ks[7].name, "drain");
     // one traversal compiled into each instance: the binary tree's needs no more than the wide one's stack
     // (64 node indices against 32 node groups of 8 bytes), and neither carries both
@@ -627,4 +630,89 @@ TEST(GpuShards, MegakernelResumeIsBitIdentical) {
 TEST(GpuShards, WavefrontResumeIsBitIdentical) {
     REQUIRE_GPU();
     wp_test::check_resume_bit_identical(gpu_render, Mode::Wavefront);
+}
+
+// Issue 22 on the GPU: the AOV pass (stage "aov") gives the known answers of a Lambert quad in both schedules and
+// agrees with the CPU's; the beauty is the same with and without it.
+TEST(Gpu, AovsOfALambertQuadMatchTheCpu) {
+    REQUIRE_GPU();
+    SceneBuilder b;
+    MatHandle m = b.lambert(vec3(0.2f, 0.5f, 0.7f));
+    b.quad(vec3(-50, -50, -3.5f), vec3(100, 0, 0), vec3(0, 100, 0), m);
+    b.set_camera(make_camera(vec3(0, 0, 0), vec3(0, 0, -1), vec3(0, 1, 0), 40.0f, 1.0f));
+    SceneData sc = b.build();
+    RenderParams rp;
+    rp.width = rp.height = 32;
+    rp.spp = 4;
+    rp.max_depth = 4;
+    RenderOptions o;
+    o.aovs = kAovAlbedo | kAovNormal | kAovDepth;
+    Image mk = render_gpu(sc, rp, Mode::Megakernel, o), wf = render_gpu(sc, rp, Mode::Wavefront, o);
+    Image cpu = render_cpu(sc, rp, Mode::Megakernel, o);
+    Image plain = render_gpu(sc, rp, Mode::Megakernel, RenderOptions{});
+    EXPECT_EQ(plain.rgb, mk.rgb);
+    EXPECT_EQ(mk.albedo, wf.albedo);
+    EXPECT_EQ(mk.depth, wf.depth);
+    for (uint32_t p = 0; p < rp.num_pixels(); ++p) {
+        EXPECT_NEAR(mk.albedo[3 * p + 1], 0.5f, 1e-5f);
+        EXPECT_NEAR(mk.normal[3 * p + 2], 1.0f, 1e-4f);
+        EXPECT_NEAR(mk.depth[p], 3.5f, 1e-3f);
+        EXPECT_NEAR(mk.depth[p], cpu.depth[p], 1e-3f);
+    }
+}
+
+// Filters and the clamp on the GPU: a tent's image mean as the CPU's; a clamp never reached leaves the image bit
+// for bit; a small one bounds the indirect part (see Clamp.BoundsTheIndirectPartAndIsOffByDefault).
+TEST(Gpu, FilterAndClampAgreeWithTheCpu) {
+    REQUIRE_GPU();
+    SceneData sc = cornell();
+    RenderParams rp;
+    rp.width = rp.height = 64;
+    rp.spp = 64;
+    rp.max_depth = 8;
+    RenderParams rt = rp;
+    ASSERT_EQ(set_filter(rt, "tent"), "");
+    Image g = render_gpu(sc, rt, Mode::Wavefront), c = render_cpu(sc, rt, Mode::Megakernel);
+    double mg = 0, mc = 0;
+    for (size_t i = 0; i < g.rgb.size(); ++i) mg += g.rgb[i], mc += c.rgb[i];
+    EXPECT_NEAR(mg, mc, 0.01 * mc);
+    RenderParams r3 = rp;
+    r3.max_depth = 3;
+    Image off = render_gpu(sc, r3, Mode::Megakernel);
+    RenderParams huge = r3;
+    huge.clamp_indirect = 1e5f;
+    EXPECT_EQ(render_gpu(sc, huge, Mode::Megakernel).rgb, off.rgb);
+    RenderParams direct = r3;
+    direct.max_depth = 2;
+    Image d = render_gpu(sc, direct, Mode::Megakernel);
+    RenderParams cl = r3;
+    cl.clamp_indirect = 0.02f;
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        Image ci = render_gpu(sc, cl, m);
+        float mx = 0;
+        for (size_t i = 0; i < ci.rgb.size(); ++i) mx = std::max(mx, ci.rgb[i] - d.rgb[i]);
+        EXPECT_LE(mx, 0.04f + 1e-4f) << mode_name(m);
+    }
+}
+
+// Mitchell's signed weights on the GPU (the second film, kernels/filter.h): a constant radiance of 1 comes out as 1 on
+// average, in both schedules.
+TEST(Gpu, MitchellSignedWeightsAreUnbiased) {
+    REQUIRE_GPU();
+    SceneBuilder b;
+    MatHandle m = b.lambert(vec3(0.0f));
+    b.quad(vec3(-50, -50, -2), vec3(100, 0, 0), vec3(0, 100, 0), m, vec3(1.0f));
+    b.set_camera(make_camera(vec3(0, 0, 0), vec3(0, 0, -1), vec3(0, 1, 0), 40.0f, 1.0f));
+    SceneData sc = b.build();
+    RenderParams rp;
+    rp.width = rp.height = 32;
+    rp.spp = 256;
+    rp.max_depth = 1;
+    ASSERT_EQ(set_filter(rp, "mitchell"), "");
+    for (Mode mode : {Mode::Megakernel, Mode::Wavefront}) {
+        Image img = render_gpu(sc, rp, mode);
+        double mean = 0;
+        for (float v : img.rgb) mean += v;
+        EXPECT_NEAR(mean / double(img.rgb.size()), 1.0, 0.01) << mode_name(mode);
+    }
 }

@@ -2,6 +2,7 @@
 // the native one (geometry, camera) and against Mitsuba's reference (CPU render), the fov convention on landscape
 // and portrait films, each material's parameters, lights, shapes, and the warnings and errors (file:line:column).
 #include <gtest/gtest.h>
+#include "kernels/filter.h"
 #include <tinyexr.h>
 #include <algorithm>
 #include <array>
@@ -344,7 +345,20 @@ Shape "sphere"
     EXPECT_EQ(ls.params.spp, 7u);
     EXPECT_EQ(ls.params.seed, 3u);
     EXPECT_EQ(ls.params.max_depth, 10u);
-    EXPECT_TRUE(has_warning(ls, "pixel filter \"gaussian\" not supported"));
+    // PixelFilter mapped with pbrt-v4's defaults (kernels/filter.h); a filter we lack is warned about
+    EXPECT_FALSE(has_warning(ls, "pixel filter"));
+    EXPECT_EQ(ls.params.filter, uint32_t(kFilterGaussian));
+    EXPECT_EQ(ls.params.filter_radius, 1.5f);
+    EXPECT_EQ(ls.params.filter_sigma, 0.5f);
+    LoadedScene tri = load_pbrt_scene(write_text(
+        "tri.pbrt", "PixelFilter \"triangle\" \"float xradius\" 1 \"float yradius\" 1 WorldBegin Shape \"sphere\""));
+    EXPECT_EQ(tri.params.filter, uint32_t(kFilterTriangle));
+    EXPECT_EQ(tri.params.filter_radius, 1.0f);
+    LoadedScene box = load_pbrt_scene(write_text("box.pbrt", "PixelFilter \"box\" WorldBegin Shape \"sphere\""));
+    EXPECT_EQ(box.params.filter, uint32_t(kFilterPixelBox));  // pbrt's default box: today's pixel box, bit for bit
+    LoadedScene sinc = load_pbrt_scene(write_text("sinc.pbrt", "PixelFilter \"sinc\" WorldBegin Shape \"sphere\""));
+    EXPECT_TRUE(has_warning(sinc, "pixel filter \"sinc\" not supported"));
+    EXPECT_EQ(sinc.params.filter, uint32_t(kFilterPixelBox));
     LoadedScene bd = load_pbrt_scene(
         write_text("bdpt.pbrt", "Integrator \"bdpt\" \"integer maxdepth\" 3 WorldBegin Shape \"sphere\""));
     EXPECT_EQ(bd.params.max_depth, 4u);

@@ -1,6 +1,7 @@
 // Tungsten scenes and .wo3 meshes: transforms against Tungsten's conventions and the Mitsuba-derived native Cornell
 // box, the Cornell render against Mitsuba's reference, the water-caustic scene, malformed inputs.
 #include <gtest/gtest.h>
+#include "kernels/filter.h"
 #include <tinyexr.h>
 #include <array>
 #include <cmath>
@@ -217,10 +218,13 @@ TEST(TungstenCornell, LoadsWithCameraLightAndCounts) {
     EXPECT_EQ(s.params.spp, 64u);
     EXPECT_EQ(s.params.max_depth, 65u);  // Tungsten's 64 bounces
     EXPECT_EQ(s.params.light_sampling, 1u);
+    // Tungsten's default 'tent' filter is mapped (radius 1, kernels/filter.h), with no warning any more
     bool filter_warned = false;
     for (const std::string& w : s.warnings)
         filter_warned |= w.find("/camera/reconstruction_filter") != std::string::npos;
-    EXPECT_TRUE(filter_warned);
+    EXPECT_FALSE(filter_warned);
+    EXPECT_EQ(s.params.filter, uint32_t(kFilterTriangle));
+    EXPECT_EQ(s.params.filter_radius, 1.0f);
 }
 
 TEST(TungstenCornell, CpuMeanMatchesMitsubaReference) {

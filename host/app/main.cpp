@@ -17,9 +17,11 @@
 #include "host/app/render_setup.h"
 #include "host/render/film_file.h"
 #include "host/render/render_limits.h"
+#include "host/image/denoise.h"
 #include "host/image/image_io.h"
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
+#include "kernels/aov.h"
 #include "host/scene/scene_json.h"
 
 using namespace wp;
@@ -116,6 +118,19 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
                         "; 1: from the first bounce, as the public RTIOW "
                         "megakernels; a different estimator's noise)")
         ->check(whole(1, kMaxDepthLimit));
+    cmd->add_option("--filter", o.filter,
+                    "reconstruction filter TYPE or TYPE:RADIUS (pixels): box (default, 0.5), tent (1), gaussian "
+                    "(1.5, sigma 0.5), mitchell (2); default: the scene's")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                RenderParams rp;
+                return set_filter_spec(rp, v);
+            },
+            "TYPE[:RADIUS]", "filter"));
+    cmd->add_option("--clamp", o.clamp,
+                    "clamp indirect light (Cycles'): every contribution after the first bounce scaled to at most this "
+                    "value per component; biased (fewer fireflies); default off")
+        ->check(CLI::Range(0.0f, 1e30f));
     cmd->add_option("--capacity", r.capacity,
                     "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
                         " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
@@ -330,6 +345,8 @@ struct RenderCall {
     std::string samples;  // --samples START:COUNT
     std::string resume;   // --resume PART
     bool stats = false, keep_going = false, refill_given = false;
+    uint32_t aovs = 0;     // --aov: kernels/aov.h AovBits
+    bool denoise = false;  // --denoise
     RenderSettings rs;
 };
 
@@ -379,6 +396,10 @@ int run_render(const RenderCall& c) {
         return kExitUsage;
     }
     const bool both = c.mode == "both";
+    if ((shard || resuming) && (c.aovs || c.denoise))
+        problems.push_back(
+            "--aov and --denoise are not supported with --samples or --resume yet (the AOV pass "
+            "averages a whole render's samples)");
     std::map<std::string, std::string> owner;  // output -> scene
     for (size_t i = 0; i < jobs.size(); ++i) {
         Job& j = jobs[i];
@@ -390,7 +411,13 @@ int run_render(const RenderCall& c) {
         } else {
             j.images = {j.output};
         }
+        std::vector<std::string> outs;
         for (const std::string& img : j.images) {
+            outs.push_back(img);
+            for (const std::string& f : aov_files(img, c.aovs)) outs.push_back(f);
+            if (c.denoise) outs.push_back(aov_path(img, "denoised"));
+        }
+        for (const std::string& img : outs) {
             if (std::string why = output_problem(img, render_extensions(), "output"); !why.empty())
                 problems.push_back(why);
             else if (shard && extension_of(img) != ".wpfilm")
@@ -405,6 +432,14 @@ int run_render(const RenderCall& c) {
     if (!problems.empty()) {
         for (const std::string& p : problems) std::fprintf(stderr, "error: %s\n", p.c_str());
         return kExitUsage;
+    }
+
+    // the denoiser, before any work (host/image/denoise.h)
+    if (c.denoise) {
+        if (std::string why = denoiser_problem(); !why.empty()) {
+            std::fprintf(stderr, "error: --denoise: %s\n", why.c_str());
+            return kExitUsage;
+        }
     }
 
     // 2. the backend
@@ -505,6 +540,7 @@ int run_render(const RenderCall& c) {
             opt.sample_end = target_end = resumed.target_end;
         }
         const uint64_t scene_hash = scene_fingerprint(ls.data);
+        opt.aovs = c.aovs | (c.denoise ? uint32_t(kAovAlbedo | kAovNormal) : 0u);  // the denoiser's guides
         std::vector<Image> images;
         std::vector<RenderStats> all;
         bool failed = false;
@@ -564,7 +600,32 @@ int run_render(const RenderCall& c) {
                                       {"wavepath:wall_s", wall_s},
                                       {"wavepath:version", version_short()},
                                       {"wavepath:command", c.command}};
-                std::string written = write_or_rescue(target, img, film, meta);
+                meta.push_back({"wavepath:filter", filter_text(rp)});
+                if (rp.clamp_indirect > 0.0f) meta.push_back({"wavepath:clamp", std::to_string(rp.clamp_indirect)});
+                Image denoised;
+                std::string denoise_error;
+                if (c.denoise) {  // with the albedo and normal guides; a failure still writes the raw image
+                    try {
+                        denoised = denoise_image(img);
+                    } catch (const std::exception& e) { denoise_error = e.what(); }
+                }
+                if (!(c.aovs & kAovAlbedo)) img.albedo.clear();  // only the AOVs asked for are written
+                if (!(c.aovs & kAovNormal)) img.normal.clear();
+                std::string written = write_or_rescue(target, img, film, meta), extra;
+                if (!written.empty() && written == target) {  // the AOV files (PNG, PFM) and the denoised image
+                    for (const std::string& f : write_aov_files(target, img)) extra += ", " + f;
+                    if (c.denoise && denoise_error.empty()) {
+                        const std::string dn = aov_path(target, "denoised");
+                        write_image(dn, denoised, meta);
+                        extra += ", " + dn;
+                    }
+                }
+                if (!denoise_error.empty()) {
+                    std::fprintf(stderr, "error: %s: --denoise failed: %s\n", j.scene.c_str(), denoise_error.c_str());
+                    j.status = "render error";
+                    j.code = kExitRender;
+                    failed = true;
+                }
                 if (written.empty() || written != target) {
                     j.status = "write error";
                     j.code = kExitUsage;
@@ -584,13 +645,13 @@ int run_render(const RenderCall& c) {
                         resume_from.clear();
                     }
                 }
-                j.written += (j.written.empty() ? "" : ", ") + (written.empty() ? "(lost)" : written);
+                j.written += (j.written.empty() ? "" : ", ") + (written.empty() ? "(lost)" : written) + extra;
                 j.seconds += s;
                 j.msamples_per_s = st.msamples_per_s();
                 std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
                             j.scene.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu",
-                            mode_name(m), written.empty() ? "(not written)" : written.c_str(), s, st.msamples_per_s(),
-                            st.render_ms, st.device.c_str());
+                            mode_name(m), written.empty() ? "(not written)" : (written + extra).c_str(), s,
+                            st.msamples_per_s(), st.render_ms, st.device.c_str());
                 if (img.nonfinite)
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
                                 img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
@@ -780,6 +841,31 @@ int main(int argc, char** argv) {
     render->add_option("--output-dir", rc.output_dir, "folder for the outputs (an existing one)");
     render->add_flag("--keep-going", rc.keep_going, "with several scenes: when one fails, render the rest");
     add_render_options(render, rc.rs);
+    render
+        ->add_option_function<std::string>(
+            "--aov",
+            [&rc](const std::string& v) {
+                std::stringstream ss(v);
+                for (std::string a; std::getline(ss, a, ',');)
+                    rc.aovs |= a == "albedo"   ? kAovAlbedo
+                               : a == "normal" ? kAovNormal
+                               : a == "depth"  ? kAovDepth
+                                               : kAovPosition;
+            },
+            "AOVs, comma-separated: albedo, normal, depth, position (EXR: channels albedo.R/G/B, N.X/Y/Z, Z, "
+            "P.X/Y/Z of the image; PNG, PFM: NAME.albedo.EXT beside it, ...)")
+        ->check(CLI::Validator(
+            [](std::string& v) -> std::string {
+                std::stringstream ss(v);
+                for (std::string a; std::getline(ss, a, ',');)
+                    if (a != "albedo" && a != "normal" && a != "depth" && a != "position")
+                        return "unknown AOV '" + a + "' (albedo, normal, depth, position)";
+                return "";
+            },
+            "LIST", "aov"));
+    render->add_flag("--denoise", rc.denoise,
+                     "also write NAME.denoised.EXT: Intel Open Image Denoise (CPU device) with the albedo and normal "
+                     "AOVs");
     render->add_option("--seed", rc.rs.scene.seed, "random seed")->check(whole(0, 0xffffffffu));
     render->add_option("--mode", rc.mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));

@@ -15,6 +15,8 @@ namespace wp {
 struct SceneOverrides {
     uint32_t spp = 0, width = 0, height = 0, max_depth = 0;
     std::optional<uint32_t> seed, rr_depth;
+    std::string filter;          // --filter TYPE[:RADIUS] (checked by the option's validator); "": the scene's
+    std::optional<float> clamp;  // --clamp L: RenderParams::clamp_indirect
 };
 
 // Everything a render takes from the command line besides the scene.
@@ -35,6 +37,8 @@ inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
     if (o.max_depth) rp.max_depth = o.max_depth;
     if (o.seed) rp.seed = *o.seed;
     if (o.rr_depth) rp.rr_depth = *o.rr_depth;
+    if (!o.filter.empty()) set_filter_spec(rp, o.filter);  // a wrong spec: the render limits' check names it
+    if (o.clamp) rp.clamp_indirect = *o.clamp;
 }
 
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result

@@ -37,32 +37,44 @@ void write_image(const std::string& path, const Image& img, const ImageMetadata&
         if (!stbi_write_png(path.c_str(), int(img.width), int(img.height), 3, px.data(), int(img.width) * 3))
             fail(path, "cannot write PNG");
     } else if (e == "exr") {
-        // full tinyexr API: float RGB (channels in EXR's B, G, R order), ZIP, and string attributes
+        // full tinyexr API: float RGB plus the AOVs the image holds (albedo.R/G/B, N.X/Y/Z, P.X/Y/Z, Z), channels in
+        // the alphabetical order EXR readers expect, ZIP, and string attributes
         size_t n = size_t(img.width) * img.height;
-        std::vector<float> ch[3];
-        for (int c = 0; c < 3; ++c) {
-            ch[c].resize(n);
-            for (size_t i = 0; i < n; ++i) ch[c][i] = img.rgb[3 * i + c];
+        std::vector<std::pair<std::string, std::vector<float>>> planes_by_name;
+        auto add = [&](const char* name, const std::vector<float>& v, int stride, int c) {
+            if (v.size() != n * size_t(stride)) return;
+            std::vector<float> ch(n);
+            for (size_t i = 0; i < n; ++i) ch[i] = v[stride * i + c];
+            planes_by_name.emplace_back(name, std::move(ch));
+        };
+        for (int c = 0; c < 3; ++c) add(&"R\0G\0B"[2 * c], img.rgb, 3, c);
+        for (int c = 0; c < 3; ++c) add(&"albedo.R\0albedo.G\0albedo.B"[9 * c], img.albedo, 3, c);
+        for (int c = 0; c < 3; ++c) add(&"N.X\0N.Y\0N.Z"[4 * c], img.normal, 3, c);
+        for (int c = 0; c < 3; ++c) add(&"P.X\0P.Y\0P.Z"[4 * c], img.position, 3, c);
+        add("Z", img.depth, 1, 0);
+        std::sort(planes_by_name.begin(), planes_by_name.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        const int nch = int(planes_by_name.size());
+        std::vector<float*> planes(nch);
+        std::vector<EXRChannelInfo> channels(nch);
+        std::vector<int> types(nch, TINYEXR_PIXELTYPE_FLOAT);
+        for (int c = 0; c < nch; ++c) {
+            planes[c] = planes_by_name[c].second.data();
+            std::memset(&channels[c], 0, sizeof(EXRChannelInfo));
+            std::snprintf(channels[c].name, sizeof(channels[c].name), "%s", planes_by_name[c].first.c_str());
         }
-        float* planes[3] = {ch[2].data(), ch[1].data(), ch[0].data()};
         EXRImage image;
         InitEXRImage(&image);
-        image.num_channels = 3;
-        image.images = reinterpret_cast<unsigned char**>(planes);
+        image.num_channels = nch;
+        image.images = reinterpret_cast<unsigned char**>(planes.data());
         image.width = int(img.width);
         image.height = int(img.height);
         EXRHeader header;
         InitEXRHeader(&header);
-        EXRChannelInfo channels[3];
-        std::memset(channels, 0, sizeof(channels));
-        std::strcpy(channels[0].name, "B");
-        std::strcpy(channels[1].name, "G");
-        std::strcpy(channels[2].name, "R");
-        int types[3] = {TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT};
-        header.num_channels = 3;
-        header.channels = channels;
-        header.pixel_types = types;
-        header.requested_pixel_types = types;
+        header.num_channels = nch;
+        header.channels = channels.data();
+        header.pixel_types = types.data();
+        header.requested_pixel_types = types.data();
         header.compression_type = TINYEXR_COMPRESSIONTYPE_ZIP;
         std::vector<EXRAttribute> attrs(metadata.size());
         for (size_t i = 0; i < metadata.size() && i < TINYEXR_MAX_CUSTOM_ATTRIBUTES; ++i) {
@@ -91,6 +103,49 @@ void write_image(const std::string& path, const Image& img, const ImageMetadata&
     } else {
         fail(path, "unknown image extension '." + e + "' (use .png, .exr or .pfm)");
     }
+}
+
+std::string aov_path(const std::string& path, const std::string& aov) {
+    size_t d = path.find_last_of('.'), sl = path.find_last_of('/');
+    if (d == std::string::npos || (sl != std::string::npos && d < sl)) return path + "." + aov;
+    return path.substr(0, d) + "." + aov + path.substr(d);
+}
+
+std::vector<std::string> aov_files(const std::string& path, uint32_t bits) {
+    std::vector<std::string> out;
+    if (ext_of(path) == "exr") return out;
+    if (bits & 1) out.push_back(aov_path(path, "albedo"));
+    if (bits & 2) out.push_back(aov_path(path, "normal"));
+    if (bits & 4) out.push_back(aov_path(path, "depth"));
+    if (bits & 8) out.push_back(aov_path(path, "position"));
+    return out;
+}
+
+std::vector<std::string> write_aov_files(const std::string& path, const Image& img) {
+    std::vector<std::string> written;
+    if (ext_of(path) == "exr") return written;
+    const bool png = ext_of(path) == "png";
+    const size_t n = size_t(img.width) * img.height;
+    auto put = [&](const char* name, const std::vector<float>& v, int stride, float lo, float scale) {
+        if (v.empty()) return;
+        Image a;
+        a.width = img.width;
+        a.height = img.height;
+        a.rgb.resize(3 * n);
+        for (size_t i = 0; i < n; ++i)
+            for (int c = 0; c < 3; ++c) a.rgb[3 * i + c] = (v[stride * i + (stride == 3 ? c : 0)] - lo) * scale;
+        std::string f = aov_path(path, name);
+        write_image(f, a);
+        written.push_back(f);
+    };
+    float zmax = 0.0f;
+    for (float z : img.depth) zmax = std::max(zmax, z);
+    // PNG previews: normals mapped from [-1, 1] to [0, 1], depth divided by its maximum; PFM: the values as they are
+    put("albedo", img.albedo, 3, 0.0f, 1.0f);
+    put("normal", img.normal, 3, png ? -1.0f : 0.0f, png ? 0.5f : 1.0f);
+    put("depth", img.depth, 1, 0.0f, png && zmax > 0.0f ? 1.0f / zmax : 1.0f);
+    put("position", img.position, 3, 0.0f, 1.0f);
+    return written;
 }
 
 Image read_pfm(const std::string& path) {

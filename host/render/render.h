@@ -26,6 +26,9 @@ struct Image {
     // The film's exact 64-bit fixed-point sums (kernels/film.h), 3 per pixel, that rgb was divided from: what a
     // partial film keeps (host/render/film_file.h) so that shards merge and renders resume bit for bit.
     std::vector<unsigned long long> sum;
+    // AOVs (RenderOptions::aovs, kernels/aov.h), over the same samples as rgb; empty when not asked for:
+    // albedo, normal and position 3 floats per pixel, depth 1.
+    std::vector<float> albedo, normal, depth, position;
     double spp() const { return width && height ? double(samples) / (double(width) * height) : 0.0; }
 };
 
@@ -35,6 +38,10 @@ inline uint64_t samples_of_rank_before(uint64_t x, uint64_t np, uint64_t r) { re
 // Film sums to an image holding the sample indices [begin, end) (each pixel divided by its own sample count); the
 // sums move into Image::sum.
 Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp, uint64_t begin, uint64_t end);
+
+// The image's AOV arrays sized for the bits asked for (kernels/aov.h), zeroed, as the AOV pass's output view.
+struct AovView;
+AovView alloc_aovs(Image& img, uint32_t bits);
 
 enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };
@@ -71,6 +78,9 @@ struct RenderOptions {
     bool queue_stats = true;
     // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
     bool kernel_timing = true;
+    // AOVs to compute after the beauty (kernels/aov.h AovBits: albedo, normal, depth, position), in a pass of their
+    // own over the same camera samples (stage "aov"); 0: none (the default).
+    uint32_t aovs = 0;
     // Called from the rendering thread with (samples finished, samples in all) as the render goes.
     std::function<void(uint64_t, uint64_t)> progress;
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the

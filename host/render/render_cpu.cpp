@@ -11,6 +11,7 @@
 #include <thread>
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
+#include "kernels/aov.h"
 #include "kernels/wavefront.h"
 
 namespace wp {
@@ -70,7 +71,7 @@ struct HostFilm {
     Image image(const RenderParams& rp, uint64_t begin, uint64_t done) {
         Image img = film_to_image(std::move(sum), rp, begin, done);
         img.nonfinite = bad;
-        img.first_nonfinite_pixel = first;
+        img.first_nonfinite_pixel = first == 0xffffffffu ? first : first % rp.num_pixels();
         return img;
     }
 };
@@ -127,7 +128,7 @@ private:
 
 Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
                      RenderStats& st) {
-    HostFilm film(rp.num_pixels());
+    HostFilm film(rp.film_pixels());
     FilmView fv = film.view();
     uint64_t begin = 0, total = 0;
     sample_range(rp, opt, begin, total);
@@ -211,7 +212,7 @@ struct CpuStages {
 
 Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
                     RenderStats& st) {
-    HostFilm film(rp.num_pixels());
+    HostFilm film(rp.film_pixels());
     FilmView fv = film.view();
     uint64_t begin = 0, end = 0;
     sample_range(rp, opt, begin, end);
@@ -313,7 +314,7 @@ uint64_t scene_device_bytes(const SceneData& sd, std::string* what) {
     return bvh + prims + mats + lights + tex + env;
 }
 
-uint64_t film_device_bytes(const RenderParams& rp) { return 3ull * sizeof(unsigned long long) * rp.num_pixels() + 64; }
+uint64_t film_device_bytes(const RenderParams& rp) { return 3ull * sizeof(unsigned long long) * rp.film_pixels() + 64; }
 
 std::string device_memory_problem(uint64_t needed, uint64_t queue_min, uint64_t free_bytes, const std::string& what,
                                   const std::string& device) {
@@ -330,6 +331,21 @@ void sample_range(const RenderParams& rp, const RenderOptions& opt, uint64_t& be
     if (begin > end || end > all)
         throw std::invalid_argument("sample range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                     ") is not within the render's " + std::to_string(all) + " samples");
+    // Not yet over sample ranges (shards and resumes start past sample 0): the AOV pass averages the samples from
+    // 0, and the partial film keeps one film, not Mitchell's two.
+    if (begin != 0 && opt.aovs) throw std::invalid_argument("AOVs (--aov) are not supported for sample ranges yet");
+    if ((begin != 0 || end != all) && rp.film_pixels() != rp.num_pixels())
+        throw std::invalid_argument("the Mitchell filter is not supported for sample ranges yet");
+}
+
+AovView alloc_aovs(Image& img, uint32_t bits) {
+    const size_t np = size_t(img.width) * img.height;
+    AovView v;
+    if (bits & kAovAlbedo) v.albedo = (img.albedo.assign(3 * np, 0.0f), img.albedo.data());
+    if (bits & kAovNormal) v.normal = (img.normal.assign(3 * np, 0.0f), img.normal.data());
+    if (bits & kAovDepth) v.depth = (img.depth.assign(np, 0.0f), img.depth.data());
+    if (bits & kAovPosition) v.position = (img.position.assign(3 * np, 0.0f), img.position.data());
+    return v;
 }
 
 Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp, uint64_t begin, uint64_t end) {
@@ -340,12 +356,22 @@ Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp,
     img.samples = end - begin;
     img.interrupted = false;  // (the renderers set it: they know the range asked for)
     uint64_t np = rp.num_pixels();
-    img.rgb.resize(sum.size());
+    img.rgb.resize(3 * np);
+    // Mitchell: the second film holds the samples of negative weight (kernels/filter.h)
+    const bool signed_film = rp.film_pixels() != rp.num_pixels() && sum.size() == 6 * np;
+    const double k = signed_film ? filter_weight_scale(rp.filter, rp.filter_radius, rp.filter_sigma) : 1.0;
     for (uint64_t p = 0; p < np; ++p) {
         // the partial passes at either end cover the ranks below their remainders (RenderParams::pixel_of_rank)
         const uint64_t r = rp.rank_of_pixel(uint32_t(p));
         uint64_t n = samples_of_rank_before(end, np, r) - samples_of_rank_before(begin, np, r);
-        for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
+        for (int c = 0; c < 3; ++c) {
+            if (!signed_film)
+                img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
+            else
+                img.rgb[3 * p + c] =
+                    n ? float(k * (double(sum[3 * p + c]) - double(sum[3 * (p + np) + c])) / kFilmScale / double(n))
+                      : 0.0f;
+        }
     }
     img.sum = std::move(sum);
     return img;
@@ -366,6 +392,15 @@ Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, c
     auto t0 = Clock::now();
     Image img =
         mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
+    if (opt.aovs) {  // the AOV pass over the samples the image holds (kernels/aov.h), one pixel per item
+        AovView v = alloc_aovs(img, opt.aovs);
+        StageTimer timer(st.kernels);
+        timer.run("aov", [&] {
+            parallel_for(
+                rp.num_pixels(), threads, [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), img.samples, opt.aovs, v); },
+                16);
+        });
+    }
     st.render_ms = ms_since(t0);
     st.samples = img.samples;
     img.interrupted = img.first + img.samples < end;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
+#include "kernels/aov.h"
 #include "kernels/gpu_stages.h"
 #include "kernels/stages.h"
 
@@ -103,7 +104,7 @@ FilmView make_film(uint32_t np, DeviceArena& A) {
 }
 
 Image read_film(const FilmView& film, const RenderParams& rp, uint64_t begin, uint64_t done) {
-    uint32_t np = rp.num_pixels();
+    uint32_t np = rp.film_pixels();  // (two films with Mitchell's signed weights)
     std::vector<unsigned long long> sum(3ull * np);
     unsigned long long bad = 0;
     unsigned int first = 0;
@@ -112,7 +113,7 @@ Image read_film(const FilmView& film, const RenderParams& rp, uint64_t begin, ui
     WP_CUDA(cudaMemcpy(&first, film.bad_first_pixel, sizeof(first), cudaMemcpyDeviceToHost));
     Image img = film_to_image(std::move(sum), rp, begin, done);
     img.nonfinite = bad;
-    img.first_nonfinite_pixel = first;
+    img.first_nonfinite_pixel = first == 0xffffffffu ? first : first % rp.num_pixels();
     return img;
 }
 
@@ -297,7 +298,11 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     WP_CUDA(cudaMemGetInfo(&free_b, &total_b));
     uint64_t avail = opt.device_memory_limit ? std::min<uint64_t>(opt.device_memory_limit, free_b) : free_b;
     std::string what;
-    uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp);
+    // the AOV arrays (kernels/aov.h) count with the film: the wavefront queue takes what is left
+    const uint64_t aov_floats =
+        uint64_t(rp.num_pixels()) * (3 * ((opt.aovs & kAovAlbedo) != 0) + 3 * ((opt.aovs & kAovNormal) != 0) +
+                                     ((opt.aovs & kAovDepth) != 0) + 3 * ((opt.aovs & kAovPosition) != 0));
+    uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_floats * sizeof(float);
     uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(end - begin, 1u << 16)) *
                                                        wavefront_bytes_per_path(queue_config(opt, 0))
                                                  : 0;
@@ -310,7 +315,7 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     // the kernels' feature set (kernels/features.h): the scene's features and light sampling, or the general kernels
     s.features = opt.general_kernels ? kFeaturesAll : render_features(s, rp);
     st.feature_set = feature_set_name(compiled_feature_set(s.nodes8 ? 8 : 2, s.features));
-    FilmView film = make_film(rp.num_pixels(), A);
+    FilmView film = make_film(rp.film_pixels(), A);
     Stream stream;
     Image img;
     {
@@ -320,7 +325,16 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
         FrameStart frame_start{t0.e, stream.s};  // recorded by the schedule once its setup is queued
         uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, o2, A, L, st, frame_start)
                                                  : wavefront_schedule(s, rp, film, o2, A, L, st, frame_start);
-        frame_start();  // (a schedule that returned before its first launch)
+        frame_start();    // (a schedule that returned before its first launch)
+        AovView aov_dev;  // the AOV pass over the samples done, after the beauty (kernels/aov.h)
+        if (opt.aovs) {
+            const uint32_t np = rp.num_pixels();
+            if (opt.aovs & kAovAlbedo) aov_dev.albedo = A.alloc<float>(3ull * np);
+            if (opt.aovs & kAovNormal) aov_dev.normal = A.alloc<float>(3ull * np);
+            if (opt.aovs & kAovDepth) aov_dev.depth = A.alloc<float>(np);
+            if (opt.aovs & kAovPosition) aov_dev.position = A.alloc<float>(3ull * np);
+            launch_aov(L, s, rp, aov_dev, done, opt.aovs);
+        }
         st.setup_ms = frame_start.setup_ms;
         WP_CUDA(cudaEventRecord(t1.e, stream.s));
         WP_CUDA(cudaStreamSynchronize(stream.s));
@@ -332,6 +346,16 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
         img = read_film(film, rp, begin, done);
         img.interrupted = done < end;
         st.samples = done - begin;
+        if (opt.aovs) {
+            AovView host = alloc_aovs(img, opt.aovs);
+            auto get = [](float* h, const float* d, size_t n) {
+                if (h) WP_CUDA(cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost));
+            };
+            get(host.albedo, aov_dev.albedo, img.albedo.size());
+            get(host.normal, aov_dev.normal, img.normal.size());
+            get(host.depth, aov_dev.depth, img.depth.size());
+            get(host.position, aov_dev.position, img.position.size());
+        }
         st.device_bytes = A.bytes();
     }
     if (stats) *stats = std::move(st);
@@ -397,7 +421,8 @@ std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width, uint32_t feature_set) {
             attr_shadow(bvh_width),
             attr_compact(),
             attr_diffuse_bounce(),
-            attr_drain(bvh_width, set)};
+            attr_drain(bvh_width, set),
+            attr_aov()};
 }
 
 }  // namespace wp

@@ -1,5 +1,8 @@
 #include "host/render/render_limits.h"
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include "kernels/filter.h"
 
 namespace wp {
 
@@ -19,7 +22,60 @@ std::string render_limits_problem(const RenderParams& rp) {
         return "max_depth " + n(max_depth) + " out of range (1 to " + n(kMaxDepthLimit) + ")";
     if (rp.rr_depth < 1 || rp.rr_depth > kMaxDepthLimit)
         return "rr_depth " + n(rp.rr_depth) + " out of range (1 to " + n(kMaxDepthLimit) + ")";
+    if (rp.filter > kFilterMitchell || !(rp.filter_radius > 0.0f && rp.filter_radius <= kMaxFilterRadius) ||
+        !(rp.filter_sigma > 0.0f && rp.filter_sigma <= kMaxFilterRadius))
+        return "filter " + filter_text(rp) + " out of range (radius and sigma in (0, 8] pixels)";
+    if (!(rp.clamp_indirect >= 0.0f) || std::isinf(rp.clamp_indirect))
+        return "clamp must be a finite number >= 0 (0: off)";
     return "";
+}
+
+std::string set_filter(RenderParams& rp, const std::string& type, float radius, float sigma) {
+    uint32_t t;
+    float def;
+    if (type == "box")
+        t = kFilterBox, def = 0.5f;
+    else if (type == "tent" || type == "triangle")
+        t = kFilterTriangle, def = 1.0f;
+    else if (type == "gaussian")
+        t = kFilterGaussian, def = 1.5f;
+    else if (type == "mitchell")
+        t = kFilterMitchell, def = 2.0f;
+    else
+        return "unknown reconstruction filter '" + type + "' (box, tent, gaussian, mitchell)";
+    if (!(radius <= kMaxFilterRadius) || !(sigma <= kMaxFilterRadius))  // (NaN too)
+        return "filter radius and sigma must be at most 8 pixels";
+    rp.filter_radius = radius > 0.0f ? radius : def;
+    rp.filter_sigma = sigma > 0.0f ? sigma : 0.5f;
+    rp.filter = t == kFilterBox && rp.filter_radius == 0.5f ? uint32_t(kFilterPixelBox) : t;
+    return "";
+}
+
+std::string filter_text(const RenderParams& rp) {
+    static const char* names[] = {"box", "box", "tent", "gaussian", "mitchell"};
+    char b[96];
+    const char* name = rp.filter <= kFilterMitchell ? names[rp.filter] : "unknown";
+    if (rp.filter == kFilterGaussian)
+        std::snprintf(b, sizeof b, "%s %g (sigma %g)", name, rp.filter_radius, rp.filter_sigma);
+    else
+        std::snprintf(b, sizeof b, "%s %g", name, rp.filter == kFilterPixelBox ? 0.5f : rp.filter_radius);
+    return b;
+}
+
+std::string set_filter_spec(RenderParams& rp, const std::string& spec) {
+    size_t c = spec.find(':');
+    std::string type = spec.substr(0, c);
+    float radius = 0.0f;
+    if (c != std::string::npos) {
+        const std::string r = spec.substr(c + 1);
+        size_t used = 0;
+        try {
+            radius = std::stof(r, &used);
+        } catch (const std::exception&) { used = 0; }
+        if (r.empty() || used != r.size() || !(radius > 0.0f))
+            return "filter radius '" + r + "' is not a number > 0 (e.g. tent:1)";
+    }
+    return set_filter(rp, type, radius);
 }
 
 }  // namespace wp

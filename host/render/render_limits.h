@@ -19,4 +19,15 @@ constexpr uint32_t kMaxDepthLimit = 1024;
 // "max_depth 5000 out of range (1 to 1024)".
 std::string render_limits_problem(const RenderParams& rp);
 
+// Reconstruction filters (kernels/filter.h) by name, for every scene format and the command line: "box",
+// "tent" (also "triangle"), "gaussian", "mitchell". A radius (in pixels) <= 0 takes the type's default: box 0.5,
+// tent 1 (Tungsten's and Mitsuba's), gaussian 1.5 with sigma 0.5 (pbrt-v4's), mitchell 2. A box of radius 0.5 is
+// the default filter, sampled as before filters existed (bit for bit). Returns "" or what is wrong.
+constexpr float kMaxFilterRadius = 8.0f;
+std::string set_filter(RenderParams& rp, const std::string& type, float radius = 0.0f, float sigma = 0.0f);
+// "box 0.5", "tent 1", "gaussian 1.5 (sigma 0.5)": the filter of rp, for messages and metadata.
+std::string filter_text(const RenderParams& rp);
+// "TYPE" or "TYPE:RADIUS" (the command line's --filter) into rp; "" or what is wrong.
+std::string set_filter_spec(RenderParams& rp, const std::string& spec);
+
 }  // namespace wp

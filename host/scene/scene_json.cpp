@@ -1,4 +1,5 @@
 #include "host/scene/scene_json.h"
+#include "host/render/render_limits.h"
 #include "host/image/image_load.h"
 #include "host/scene/mesh_obj.h"
 #include "host/scene/mesh_ply.h"
@@ -223,13 +224,30 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
     LoadedScene ls;
     RenderParams& rp = ls.params;
     json render = root.value("render", json::object());
-    c.keys(render, "/render", {"width", "height", "spp", "max_depth", "seed", "light_sampling", "rr_depth"});
+    c.keys(render, "/render", {"width", "height", "spp", "max_depth", "seed", "light_sampling", "rr_depth", "filter"});
     rp.width = c.count(render, "width", "/render", 512, 1);
     rp.height = c.count(render, "height", "/render", 512, 1);
     rp.spp = c.count(render, "spp", "/render", 16, 1);
     rp.max_depth = c.count(render, "max_depth", "/render", 16, 1);
     rp.seed = c.count(render, "seed", "/render", 0, 0);
     rp.rr_depth = c.count(render, "rr_depth", "/render", rp.rr_depth, 1);
+    if (render.contains("filter")) {  // "tent", or {"type": "gaussian", "radius": 1.5, "sigma": 0.5}
+        const json& f = render["filter"];
+        std::string type;
+        float radius = 0.0f, sigma = 0.0f;
+        if (f.is_string()) {
+            type = f.get<std::string>();
+        } else {
+            c.keys(f, "/render/filter", {"type", "radius", "sigma"});
+            if (!f.contains("type") || !f["type"].is_string()) c.fail("/render/filter/type", "expected a filter name");
+            type = f["type"].get<std::string>();
+            radius = c.num(f, "radius", "/render/filter", 0.0f);
+            sigma = c.num(f, "sigma", "/render/filter", 0.0f);
+            if (f.contains("radius") && !(radius > 0.0f)) c.fail("/render/filter/radius", "must be > 0");
+            if (f.contains("sigma") && !(sigma > 0.0f)) c.fail("/render/filter/sigma", "must be > 0");
+        }
+        if (std::string why = set_filter(rp, type, radius, sigma); !why.empty()) c.fail("/render/filter", why);
+    }
     if (render.contains("light_sampling")) {
         if (!render["light_sampling"].is_boolean()) c.fail("/render/light_sampling", "expected true or false");
         rp.light_sampling = render["light_sampling"].get<bool>();

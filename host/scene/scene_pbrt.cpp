@@ -16,6 +16,7 @@
 //  - texture coordinates: pbrt's v runs upward (v = 0 is the image's bottom row); ours run downward: v -> 1 - v;
 //  - infinite-light images are equal-area octahedral maps (square), resampled here to our lat-long map.
 #include "host/scene/scene_pbrt.h"
+#include "host/render/render_limits.h"
 #include <sys/stat.h>
 #include <algorithm>
 #include <cmath>
@@ -1032,10 +1033,24 @@ private:
             return;
         }
         // PixelFilter
-        if (type == "box") {
-            float xr = f1(ps, "xradius", 0.5f), yr = f1(ps, "yradius", 0.5f);
-            if (xr != 0.5f || yr != 0.5f) warn(l, "box filter radius other than 0.5 not supported: 0.5 (one pixel)");
+        // pbrt-v4's filters and default radii; ours are separable with one radius (kernels/filter.h)
+        static const std::map<std::string, std::pair<const char*, float>> known{{"box", {"box", 0.5f}},
+                                                                                {"triangle", {"tent", 2.0f}},
+                                                                                {"gaussian", {"gaussian", 1.5f}},
+                                                                                {"mitchell", {"mitchell", 2.0f}}};
+        auto k = known.find(type);
+        if (k != known.end()) {
+            float xr = f1(ps, "xradius", k->second.second), yr = f1(ps, "yradius", k->second.second);
+            float sigma = type == "gaussian" ? f1(ps, "sigma", 0.5f) : 0.0f;
+            if (type == "mitchell") {
+                float B = f1(ps, "B", 1.0f / 3.0f), C = f1(ps, "C", 1.0f / 3.0f);
+                if (std::fabs(B - 1.0f / 3.0f) > 1e-4f || std::fabs(C - 1.0f / 3.0f) > 1e-4f)
+                    warn(l, "Mitchell filter B and C other than 1/3 not supported: 1/3");
+            }
+            if (xr != yr) warn(l, "filter radii differ in x and y: not supported, xradius for both");
             check_unused(ps, d, type);
+            if (std::string why = set_filter(ls_.params, k->second.first, xr, sigma); !why.empty())
+                fail(l, "PixelFilter: " + why);
         } else {
             use_all(ps);
             warn(l, "pixel filter \"" + type + "\" not supported: a box filter over each pixel");

@@ -9,6 +9,7 @@
 //  - bsdf "roughness" is the GGX alpha; "max_bounces" counts scattering events (our max_depth = max_bounces + 1);
 //  - textures: Tungsten's v runs upward (row 0 of an image is v = 1); ours runs downward, so v -> 1 - v.
 #include "host/scene/scene_tungsten.h"
+#include "host/render/render_limits.h"
 #include "host/image/image_load.h"
 #include <algorithm>
 #include <cmath>
@@ -970,8 +971,16 @@ struct Loader {
         }
         rp.width = w;
         rp.height = h;
+        // Tungsten's filters with its widths (ReconstructionFilter::filterWidth: box 0.5, tent 1, the others 2);
+        // its Gaussian approximated by pbrt-v4's shape with sigma 0.5 (kernels/filter.h)
         std::string filt = c.str(cam, "reconstruction_filter", p, "tent");
-        if (filt != "box")
+        if (filt == "box" || filt == "tent")
+            set_filter(rp, filt);
+        else if (filt == "gaussian")
+            set_filter(rp, "gaussian", 2.0f, 0.5f);
+        else if (filt == "mitchell_netravali")
+            set_filter(rp, "mitchell", 2.0f);
+        else
             c.warn(at(p, "reconstruction_filter"),
                    "'" + filt + "' reconstruction filter not supported: box filter per pixel");
         float hfov = c.num(cam, "fov", p, 60.0f);
