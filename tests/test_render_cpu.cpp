@@ -5,7 +5,9 @@
 #include "host/render/render.h"
 #include "host/render/render_limits.h"
 #include "host/scene/scene_json.h"
+#include "kernels/aov.h"
 #include "kernels/bvh8.h"
+#include "kernels/filter.h"
 #include "kernels/stages.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
@@ -237,4 +239,30 @@ TEST(RenderCpu, RouletteDepthIsAnOptionWithTheSameMean) {
     RenderParams bad = rp;
     bad.rr_depth = 0;
     EXPECT_NE(render_limits_problem(bad).find("rr_depth 0 out of range"), std::string::npos);
+}
+
+// Not yet over sample ranges (issue 23 with issue 22): AOVs and Mitchell's two films on a render that starts past
+// sample 0 (a shard, a resume) are refused with a message rather than averaged wrong.
+TEST(RenderCpu, SampleRangesRefuseAovsAndMitchellForNow) {
+    LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
+    RenderParams rp = ls.params;
+    rp.width = rp.height = 8;
+    rp.spp = 4;
+    RenderOptions o;
+    o.sample_begin = 2ull * rp.num_pixels();
+    o.sample_end = 4ull * rp.num_pixels();
+    o.aovs = kAovAlbedo;
+    try {
+        render_cpu(ls.data, rp, Mode::Megakernel, o);
+        ADD_FAILURE() << "AOVs over a sample range rendered";
+    } catch (const std::invalid_argument& e) { EXPECT_NE(std::string(e.what()).find("AOVs"), std::string::npos); }
+    o.aovs = 0;
+    RenderParams rm = rp;
+    rm.filter = kFilterMitchell;
+    try {
+        render_cpu(ls.data, rm, Mode::Megakernel, o);
+        ADD_FAILURE() << "Mitchell over a sample range rendered";
+    } catch (const std::invalid_argument& e) { EXPECT_NE(std::string(e.what()).find("Mitchell"), std::string::npos); }
+    Image part = render_cpu(ls.data, rp, Mode::Megakernel, o);  // without them the range renders
+    EXPECT_EQ(part.samples, 2ull * rp.num_pixels());
 }
