@@ -71,6 +71,15 @@ TEST(FilmFile, RoundTripIsExact) {
     EXPECT_EQ(g.nonfinite, 3u);
     EXPECT_EQ(g.first_nonfinite_pixel, 17u);
     EXPECT_EQ(film_settings_difference(f, g), "");
+    PartialFilm h = f;  // the filter and clamp round-trip too
+    h.filter = 3;
+    h.filter_radius = 1.5f;
+    h.filter_sigma = 0.6f;
+    h.clamp_indirect = 2.5f;
+    write_film(path, h);
+    EXPECT_EQ(film_settings_difference(h, read_film(path)), "");
+    EXPECT_NE(film_settings_difference(f, read_film(path)), "");
+    write_film(path, f);
     // truncated, and not a film at all
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -87,6 +96,16 @@ TEST(Merge, RefusesOtherScenesSettingsAndOverlaps) {
     EXPECT_NE(e.find("b does not belong with a: they differ in the scene"), std::string::npos) << e;
     e = error_of([&] { merge_films({part(0, np), part(np, 2 * np, 8)}, {"a", "b"}, missing); });
     EXPECT_NE(e.find("differ in seed 7 and 8"), std::string::npos) << e;
+    // the filter and the clamp change every sample: shards of another filter or clamp do not belong
+    PartialFilm tent = part(np, 2 * np);
+    tent.filter = 2;  // kFilterTriangle
+    tent.filter_radius = 1.0f;
+    e = error_of([&] { merge_films({part(0, np), tent}, {"a", "b"}, missing); });
+    EXPECT_NE(e.find("differ in filter 0 and 2, filter_radius 0.500000 and 1.000000"), std::string::npos) << e;
+    PartialFilm clamped = part(np, 2 * np);
+    clamped.clamp_indirect = 4.0f;
+    e = error_of([&] { merge_films({part(0, np), clamped}, {"a", "b"}, missing); });
+    EXPECT_NE(e.find("clamp 0.000000 and 4.000000"), std::string::npos) << e;
     e = error_of([&] { merge_films({part(0, 2 * np), part(np, 3 * np)}, {"a", "b"}, missing); });
     EXPECT_NE(e.find("a (samples 0:2) and b (samples 1:2) overlap in samples 1:1"), std::string::npos) << e;
 }

@@ -93,17 +93,6 @@ std::vector<PtxasKernel> parse_ptxas(const std::string& text) {
     return out;
 }
 
-std::string default_resources_path() {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0) return "";
-    std::string exe(buf, size_t(n));
-    size_t s = exe.find_last_of('/');
-    std::string p = (s == std::string::npos ? std::string(".") : exe.substr(0, s)) + "/kernel_resources.txt";
-    std::ifstream f(p);
-    return f ? p : "";
-}
-
 namespace {
 std::string exe_dir() {
     char buf[4096];
@@ -114,6 +103,12 @@ std::string exe_dir() {
     return s == std::string::npos ? std::string(".") : exe.substr(0, s);
 }
 }  // namespace
+
+std::string default_resources_path() {
+    std::string p = exe_dir() + "/kernel_resources.txt";
+    std::ifstream f(p);
+    return f ? p : "";
+}
 
 std::vector<std::string> bench_scene_dirs() {
     std::vector<std::string> d{exe_dir() + "/../share/wavepath/scenes"};

@@ -87,6 +87,10 @@ void set_film_settings(PartialFilm& f, const RenderParams& rp) {
     f.rr_depth = rp.rr_depth;
     f.seed = rp.seed;
     f.light_sampling = rp.light_sampling;
+    f.filter = rp.filter;
+    f.filter_radius = rp.filter_radius;
+    f.filter_sigma = rp.filter_sigma;
+    f.clamp_indirect = rp.clamp_indirect;
 }
 
 RenderParams film_params(const PartialFilm& f) {
@@ -98,6 +102,10 @@ RenderParams film_params(const PartialFilm& f) {
     rp.rr_depth = f.rr_depth;
     rp.seed = f.seed;
     rp.light_sampling = f.light_sampling;
+    rp.filter = f.filter;
+    rp.filter_radius = f.filter_radius;
+    rp.filter_sigma = f.filter_sigma;
+    rp.clamp_indirect = f.clamp_indirect;
     return rp;
 }
 
@@ -117,6 +125,14 @@ std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b)
     diff("rr_depth", a.rr_depth, b.rr_depth);
     diff("seed", a.seed, b.seed);
     diff("light_sampling", a.light_sampling, b.light_sampling);
+    diff("filter", a.filter, b.filter);
+    auto fdiff = [&](const char* what, float x, float y) {
+        if (x != y)
+            d += (d.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(x) + " and " + std::to_string(y);
+    };
+    fdiff("filter_radius", a.filter_radius, b.filter_radius);
+    fdiff("filter_sigma", a.filter_sigma, b.filter_sigma);
+    fdiff("clamp", a.clamp_indirect, b.clamp_indirect);
     return d;
 }
 
@@ -132,6 +148,10 @@ void write_film(const std::string& path, const PartialFilm& f) {
                      {"rr_depth", f.rr_depth},
                      {"seed", f.seed},
                      {"light_sampling", f.light_sampling},
+                     {"filter", f.filter},
+                     {"filter_radius", f.filter_radius},
+                     {"filter_sigma", f.filter_sigma},
+                     {"clamp", f.clamp_indirect},
                      {"begin", f.begin},
                      {"end", f.end},
                      {"target_end", f.target_end},
@@ -180,6 +200,10 @@ PartialFilm read_film(const std::string& path) {
         f.rr_depth = j.at("rr_depth");
         f.seed = j.at("seed");
         f.light_sampling = j.at("light_sampling");
+        f.filter = j.value("filter", 0u);  // films written before filters existed: the pixel box, no clamp
+        f.filter_radius = j.value("filter_radius", 0.5f);
+        f.filter_sigma = j.value("filter_sigma", 0.5f);
+        f.clamp_indirect = j.value("clamp", 0.0f);
         f.begin = j.at("begin");
         f.end = j.at("end");
         f.target_end = j.at("target_end");
