@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <fstream>
 #include "host/scene/scene_json.h"
 #include "tests/cornell_scene.h"
@@ -56,4 +57,21 @@ TEST(SceneJson, ErrorsNameFilePointerAndProblem) {
     expect_error(bad("{\"camera\"", "{\"render\": {\"width\": 0}, \"camera\""), "/render/width", "integer >= 1");
     expect_error(bad("\"position\": [0,0,5]", "\"position\": [0,0,0]"), "/camera", "degenerate");
     EXPECT_THROW(load_scene_json("/nonexistent/scene.json"), SceneError);
+}
+
+// The builder's leaf size by scene: leaves of 1 where every primitive is a sphere (RTIOW, profiling/LOG.md entry 44),
+// up to 4 in other small scenes (the Cornell box's 18 quads).
+TEST(SceneJson, SphereScenesGetLeavesOfOne) {
+    auto largest_leaf = [](const SceneData& d) {
+        uint32_t m = 0;
+        for (const BVHNode& n : d.nodes) m = std::max({m, n.d.z, n.d.w});
+        return m;
+    };
+    LoadedScene rtiow = load_scene_json(wp_test::source_dir() + "/scenes/rtiow.json");
+    ASSERT_FALSE(rtiow.data.nodes.empty()) << "the binary tree (WP_BVH_WIDTH unset)";
+    EXPECT_EQ(largest_leaf(rtiow.data), 1u);
+    LoadedScene cornell = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
+    ASSERT_FALSE(cornell.data.nodes.empty());
+    EXPECT_GT(largest_leaf(cornell.data), 1u);
+    EXPECT_LE(largest_leaf(cornell.data), 4u);
 }

@@ -187,6 +187,12 @@ SceneData SceneBuilder::build() {
     // Leaves of up to 2 pay on large meshes (Sponza -14%, dragon -11%) but cost small scenes a level of nodes
     // (the 18-primitive Cornell box +13%): up to 4 below 1024 primitives (profiling/LOG.md entry 8).
     if (boxes.size() < 1024) bo.max_leaf = 4;
+    // Scenes of spheres alone (RTIOW's 488) take leaves of 1: on the H200 their frame is 4% faster in the megakernel
+    // and 2% in the wavefront than with leaves of 4; leaves of 2 and 8 were slower (profiling/LOG.md entry 44).
+    // Counted on the host (profiling/experiments/traversal_counts.cpp), leaves of 4 had looked cheapest. Same image.
+    if (!prims_.empty() &&
+        std::all_of(prims_.begin(), prims_.end(), [](const Prim& p) { return p.type == ShapeType::Sphere; }))
+        bo.max_leaf = 1;
     // Tree width: 8 (the compressed wide BVH of Ylitie et al. 2017, collapsed from the binary tree) or 2.
     const int width = configured_bvh_width();
     // Spatial splits (see below) are on unless WP_BVH_SPLITS=0.
