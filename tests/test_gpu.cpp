@@ -716,3 +716,190 @@ TEST(Gpu, MitchellSignedWeightsAreUnbiased) {
         EXPECT_NEAR(mean / double(img.rgb.size()), 1.0, 0.01) << mode_name(mode);
     }
 }
+
+// Issue 24 on one GPU: a render split over RenderOptions::devices (host/render/multi_device.h). `{0}` is one worker
+// taking the whole range; `{0, 0}` two logical workers on GPU 0, each with its own thread, stream, scene copy, film
+// and queues, taking batches from the shared counter. Both give the default single-GPU render's film bit for bit:
+// the megakernel always, the wavefront without its drain (--drain 0). With the drain, the paths that reach it
+// depend on where the batches end (every batch ends with a tail of its own), and the drain kernel rounds a path's
+// contribution in its last bits differently from the shade kernel (Gpu.DrainMatchesIterationsBitForBit): the same
+// rays, every pixel within rounding.
+namespace {
+uint64_t batches_taken(const RenderStats& st) {
+    uint64_t n = 0;
+    for (const DeviceStat& d : st.devices) n += d.batches;
+    return n;
+}
+void expect_same_film(const Image& a, const Image& b, const std::string& what) {
+    EXPECT_EQ(a.first, b.first) << what;
+    EXPECT_EQ(a.samples, b.samples) << what;
+    wp_test::expect_same_pixels(a, b, what.c_str());
+}
+}  // namespace
+
+TEST(GpuDevices, OneAndTwoWorkersEqualTheSingleGpuRenderInBothModes) {
+    REQUIRE_GPU();
+    LoadedScene glossy = small_gpu_scene("glossy-glass.json");
+    SceneData box = cornell();
+    RenderParams rb;
+    rb.width = rb.height = 256;
+    rb.spp = 64;
+    rb.max_depth = 8;
+    rb.seed = 3;
+    for (int scene = 0; scene < 2; ++scene) {
+        const SceneData& sd = scene ? glossy.data : box;
+        const RenderParams& rp = scene ? glossy.params : rb;
+        const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
+        for (int variant = 0; variant < 3; ++variant) {  // megakernel, wavefront without and with the drain
+            const Mode m = variant ? Mode::Wavefront : Mode::Megakernel;
+            const bool drain = variant == 2;
+            const std::string what =
+                std::string(scene ? "glossy-glass " : "cornell ") + mode_name(m) + (variant == 1 ? " --drain 0" : "");
+            RenderOptions base;
+            base.drain_below = drain ? RenderOptions::kDefaultDrainBelow : 0u;
+            RenderStats s0, s1, s2;
+            const Image single = render_gpu(sd, rp, m, base, &s0);
+            double lit = 0;
+            for (float v : single.rgb) lit += v;
+            ASSERT_GT(lit, 0.0) << what;
+            RenderOptions one = base;
+            one.devices = {0};
+            expect_same_film(render_gpu(sd, rp, m, one, &s1), single, what + ", devices 0");  // (even with the drain)
+            ASSERT_EQ(s1.devices.size(), 1u);
+            EXPECT_EQ(s1.devices[0].batches, 1u);  // one worker: the whole range at once
+            EXPECT_EQ(s1.devices[0].samples, all);
+            EXPECT_EQ(s1.devices[0].device, 0);
+            RenderOptions two = base;
+            two.devices = {0, 0};
+            two.split_batch = all / 32 + 1;  // 32 batches
+            const Image split = render_gpu(sd, rp, m, two, &s2);
+            size_t differ = 0;
+            for (size_t k = 0; k < split.rgb.size(); ++k) differ += split.rgb[k] != single.rgb[k];
+            if (!drain) {
+                expect_same_film(split, single, what + ", devices 0,0");
+            } else {
+                EXPECT_EQ(channels_off_by_more_than_rounding(single, split), 0u) << what;
+                EXPECT_GT(s2.drained, 0u);
+            }
+            std::printf("%s, devices 0,0: %zu of %zu pixel channels differ from the single render\n", what.c_str(),
+                        differ, split.rgb.size());
+            ASSERT_EQ(s2.devices.size(), 2u);
+            EXPECT_EQ(batches_taken(s2), 32u);
+            EXPECT_GE(s2.devices[0].batches, 1u) << what;
+            EXPECT_GE(s2.devices[1].batches, 1u) << what;
+            EXPECT_EQ(s2.devices[0].samples + s2.devices[1].samples, all);
+            EXPECT_EQ(s2.extension_rays, s0.extension_rays) << what;
+            EXPECT_EQ(s2.shadow_rays, s0.shadow_rays) << what;
+            EXPECT_EQ(s2.paths_at_depth, s0.paths_at_depth) << what;
+            EXPECT_NE(s2.device.find("2 x "), std::string::npos) << s2.device;
+            EXPECT_GT(s2.render_ms, 0.0);
+            EXPECT_GT(s2.devices[0].busy_ms, 0.0);
+            EXPECT_EQ(s2.backend, "gpu");
+            std::printf("%s: single %.2f ms; devices 0,0: %.2f ms, batches %llu + %llu, busy %.2f + %.2f ms\n",
+                        what.c_str(), s0.render_ms, s2.render_ms, (unsigned long long)s2.devices[0].batches,
+                        (unsigned long long)s2.devices[1].batches, s2.devices[0].busy_ms, s2.devices[1].busy_ms);
+        }
+    }
+}
+
+// A sample range starting and ending mid-pass (a shard, a resume) over two workers; Mitchell's two films; AOVs on the
+// first worker after the beauty. (The wavefront without its drain, for bit for bit: see above.)
+TEST(GpuDevices, RangesMitchellAndAovsOverTwoWorkers) {
+    REQUIRE_GPU();
+    SceneData sd = cornell();
+    RenderParams rp;
+    rp.width = rp.height = 128;
+    rp.spp = 64;
+    rp.max_depth = 8;
+    const uint64_t np = rp.num_pixels();
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        RenderOptions r;
+        r.drain_below = 0;
+        r.sample_begin = 3 * np + 123;
+        r.sample_end = 40 * np - 7;
+        const Image single = render_gpu(sd, rp, m, r);
+        r.devices = {0, 0};
+        r.split_batch = 50000;
+        RenderStats st;
+        const Image split = render_gpu(sd, rp, m, r, &st);
+        expect_same_film(split, single, std::string("range, ") + mode_name(m));
+        EXPECT_EQ(split.first, 3 * np + 123);
+        EXPECT_EQ(batches_taken(st), (r.sample_end - r.sample_begin + 49999) / 50000);
+        RenderParams mr = rp;
+        ASSERT_EQ(set_filter(mr, "mitchell"), "");
+        RenderOptions plain;
+        plain.drain_below = 0;
+        RenderOptions two = plain;
+        two.devices = {0, 0};
+        two.split_batch = 100000;
+        expect_same_film(render_gpu(sd, mr, m, two), render_gpu(sd, mr, m, plain),
+                         std::string("mitchell, ") + mode_name(m));
+        RenderOptions a = plain;
+        a.aovs = kAovAlbedo | kAovNormal | kAovDepth;
+        const Image with = render_gpu(sd, rp, m, a);
+        a.devices = {0, 0};
+        a.split_batch = 100000;
+        const Image split_aov = render_gpu(sd, rp, m, a);
+        expect_same_film(split_aov, with, std::string("with AOVs, ") + mode_name(m));
+        ASSERT_FALSE(with.albedo.empty());
+        EXPECT_EQ(split_aov.albedo, with.albedo);
+        EXPECT_EQ(split_aov.normal, with.normal);
+        EXPECT_EQ(split_aov.depth, with.depth);
+    }
+}
+
+// A cancel stops the handing out of batches; the workers finish the batches they took: an exact prefix of whole
+// batches, the single render of that prefix bit for bit. And the errors: a device that is not there, memory.
+TEST(GpuDevices, CancelLeavesAPrefixOfWholeBatchesAndErrorsAreClear) {
+    REQUIRE_GPU();
+    SceneData sd = cornell();
+    RenderParams rp;
+    rp.width = rp.height = 512;
+    rp.spp = 64;
+    rp.max_depth = 8;
+    const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp, batch = 1u << 20;
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        std::atomic<bool> cancel{false};
+        RenderOptions o;
+        o.drain_below = 0;  // (bit for bit: see above)
+        o.devices = {0, 0};
+        o.split_batch = batch;
+        o.cancel = &cancel;
+        o.progress = [&](uint64_t d, uint64_t t) {
+            EXPECT_EQ(t, all);
+            if (d > all / 4) cancel = true;
+        };
+        RenderStats st;
+        const Image cut = render_gpu(sd, rp, m, o, &st);
+        ASSERT_TRUE(cut.interrupted) << mode_name(m);
+        ASSERT_GT(cut.samples, all / 4);
+        ASSERT_LT(cut.samples, all);
+        EXPECT_EQ(cut.samples % batch, 0u);
+        EXPECT_EQ(batches_taken(st), cut.samples / batch);
+        RenderOptions prefix;
+        prefix.drain_below = 0;
+        prefix.sample_end = cut.samples;
+        expect_same_film(cut, render_gpu(sd, rp, m, prefix), std::string("cancelled, ") + mode_name(m));
+    }
+    RenderOptions bad;
+    bad.devices = {0, gpu_device_count()};
+    try {
+        render_gpu(sd, rp, Mode::Megakernel, bad);
+        ADD_FAILURE() << "rendered on a device that is not there";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("is not a CUDA device here"), std::string::npos) << e.what();
+    }
+    RenderOptions tight;
+    tight.devices = {0, 0};
+    tight.device_memory_limit = 1u << 20;
+    try {
+        render_gpu(sd, rp, Mode::Wavefront, tight);
+        ADD_FAILURE() << "rendered within 1 MiB";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("(device 0, shared by 2 workers) has 0.5 MiB free"), std::string::npos)
+            << e.what();
+    }
+    int current = -1;
+    WP_CUDA(cudaGetDevice(&current));
+    EXPECT_EQ(current, 0);  // the caller's device as it was
+}

@@ -170,6 +170,18 @@ json run_bench(const BenchOptions& o) {
                                          "renders without per-kernel events; the kernel table from one more render "
                                          "with them (render_ms_kernel_timing)"
                                        : "wall clock, scene load excluded; medians";
+    // --devices: every mode rendered split over the list and on its first device alone (both through the split
+    // driver, timed by the host clock from the first batch to the last result, setup excluded)
+    const std::vector<int>& devices = ropt.devices;
+    if (!devices.empty()) {
+        if (be != Backend::Gpu) throw std::runtime_error("bench: --devices picks CUDA GPUs: not with the CPU backend");
+        doc["devices"] = devices;
+        doc["timing"] =
+            "host clock from the first batch's start to the last device's result, scene upload and "
+            "queue allocation excluded (the split driver's render_ms), on the listed devices and on "
+            "the first alone; medians of renders without per-kernel events; the kernel table (summed "
+            "over the devices) from one more render with them";
+    }
 
     // per-kernel resources: ptxas's build-time report (every instance) and the runtime's occupancy
     const int width = configured_bvh_width();
@@ -232,7 +244,14 @@ json run_bench(const BenchOptions& o) {
     const bool gpu = be == Backend::Gpu;
     const unsigned cpu_threads = ropt.threads ? ropt.threads : std::max(1u, std::thread::hardware_concurrency());
     if (!gpu) doc["device"] = "cpu, " + std::to_string(cpu_threads) + " threads";
-    if (gpu)
+    std::string list;
+    for (int d : devices) list += (list.empty() ? "" : ",") + std::to_string(d);
+    if (gpu && !devices.empty())
+        std::printf(
+            "wavepath bench: gpu, devices %s (first: %s), %u warm-up + %u timed renders per mode and device "
+            "set, medians\n",
+            list.c_str(), gpu_device_name(devices[0]).c_str(), o.warmup, o.repeat);
+    else if (gpu)
         std::printf("wavepath bench: gpu (%s), %u warm-up + %u timed renders per mode, medians\n", dev.c_str(),
                     o.warmup, o.repeat);
     else
@@ -277,6 +296,20 @@ json run_bench(const BenchOptions& o) {
             double t = last.render_ms;
             RenderStats timed;
             if (table_run) wp::render(be, ls.data, rp, m, ropt, &timed);
+            // --devices: the same renders on the first device alone, for the scaling efficiency
+            double t_one = 0.0;
+            std::vector<double> ms_one;
+            if (!devices.empty()) {
+                RenderOptions one = frame_opt;
+                one.devices = {devices[0]};
+                for (unsigned w = 0; w < o.warmup; ++w) wp::render(be, ls.data, rp, m, one, nullptr);
+                for (unsigned r = 0; r < o.repeat; ++r) {
+                    RenderStats st;
+                    wp::render(be, ls.data, rp, m, one, &st);
+                    ms_one.push_back(st.render_ms);
+                }
+                t_one = median(ms_one);
+            }
             const RenderStats& table = table_run ? timed : last;
             const double t_table = table.render_ms;
             json jm;
@@ -325,6 +358,24 @@ json run_bench(const BenchOptions& o) {
             }
             jm["kernels"] = kernels;
             jm["feature_set"] = table.feature_set;
+            if (!devices.empty()) {
+                const double n = double(devices.size());
+                jm["device_count"] = devices.size();
+                jm["split_batch"] = last.split_batch;
+                jm["single_device_ms"] = t_one;  // the first device alone (median)
+                jm["single_device_ms_runs"] = ms_one;
+                jm["scaling_efficiency"] = t > 0 ? t_one / (n * t) : 0.0;  // t(1) / (N x t(N))
+                json rows = json::array();
+                for (const DeviceStat& d : last.devices)
+                    rows.push_back(json{{"device", d.device},
+                                        {"name", d.name},
+                                        {"batches", d.batches},
+                                        {"samples", d.samples},
+                                        {"busy_ms", d.busy_ms},
+                                        {"setup_ms", d.setup_ms},
+                                        {"device_bytes", d.device_bytes}});
+                jm["per_device"] = rows;  // the median run's
+            }
             json fill = json::array();
             if (!last.paths_at_depth.empty() && last.paths_at_depth[0] > 0)
                 for (size_t d = 0; d < last.paths_at_depth.size(); ++d) {
@@ -340,6 +391,17 @@ json run_bench(const BenchOptions& o) {
                         jm["msamples_per_s"].get<double>(), jm["mrays_per_s"].get<double>(),
                         jm["extension_mrays_per_s"].get<double>(), jm["shadow_mrays_per_s"].get<double>(),
                         double(last.device_bytes) / 1048576.0);
+            if (!devices.empty()) {
+                std::printf(
+                    "    %zu devices: %.2f ms, first device alone %.2f ms, scaling efficiency %.2f (t1 / (%zu x "
+                    "t%zu)), batches of %llu samples\n",
+                    devices.size(), t, t_one, jm["scaling_efficiency"].get<double>(), devices.size(), devices.size(),
+                    (unsigned long long)last.split_batch);
+                for (const DeviceStat& d : last.devices)
+                    std::printf("      device %d (%s): %llu batches, %llu samples, busy %.2f ms\n", d.device,
+                                d.name.c_str(), (unsigned long long)d.batches, (unsigned long long)d.samples,
+                                d.busy_ms);
+            }
             mode_docs.push_back(jm);
             js["modes"].push_back(jm);
         }

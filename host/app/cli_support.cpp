@@ -49,6 +49,39 @@ std::string folder_of(const std::string& path) {
 }
 }  // namespace
 
+std::string parse_devices(const std::string& spec, int count, std::vector<int>& out) {
+    out.clear();
+    const std::string visible =
+        count == 0   ? std::string("no CUDA GPU is visible")
+        : count == 1 ? std::string("1 CUDA GPU is visible (device 0)")
+                     : std::to_string(count) + " CUDA GPUs are visible (0 to " + std::to_string(count - 1) + ")";
+    if (spec == "all") {
+        if (count == 0) return "--devices all: " + visible;
+        for (int d = 0; d < count; ++d) out.push_back(d);
+        return "";
+    }
+    const std::string form = "--devices '" + spec +
+                             "': give 'all' or CUDA device indices, e.g. 0,1 (0,0: two workers "
+                             "on GPU 0)";
+    if (spec.empty() || spec.front() == ',' || spec.back() == ',') return form;
+    size_t at = 0;
+    while (at <= spec.size()) {
+        size_t comma = spec.find(',', at);
+        if (comma == std::string::npos) comma = spec.size();
+        const std::string t = spec.substr(at, comma - at);
+        if (t.empty() || t.size() > 4 || t.find_first_not_of("0123456789") != std::string::npos) return form;
+        out.push_back(std::stoi(t));
+        at = comma + 1;
+    }
+    for (int d : out)  // (the form first, then the devices)
+        if (d >= count) {
+            out.clear();
+            return "--devices: device " + std::to_string(d) + " does not exist: " + visible;
+        }
+    if (out.size() > 256) return "--devices: " + std::to_string(out.size()) + " workers (at most 256)";
+    return "";
+}
+
 std::string output_problem(const std::string& path, const std::vector<std::string>& exts, const std::string& what) {
     const std::string head = what + " '" + path + "': ";
     if (path.empty()) return what + ": empty file name";

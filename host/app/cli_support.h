@@ -40,6 +40,11 @@ std::string with_tag(const std::string& path, const std::string& tag);
 // "out/a.exr" with its extension replaced: "out/a.compare.json".
 std::string with_extension(const std::string& path, const std::string& ext);
 
+// `--devices SPEC` against the `count` CUDA devices visible: "all" (every one) or a comma-separated list of indices
+// (a repeated index: several workers on one GPU) into `out`. "" when it is good; otherwise the problem, naming the
+// option and the count: "--devices: device 2 does not exist: 2 CUDA GPUs are visible (0 to 1)".
+std::string parse_devices(const std::string& spec, int count, std::vector<int>& out);
+
 // `wavepath --version`: the version, the git commit, the CUDA architectures of the build and the GPU found now.
 std::string version_text();
 // "wavepath 0.2.0 (abc1234)": the version and commit, as the EXR metadata records them.

@@ -153,7 +153,22 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
                         std::to_string(RenderOptions::kDefaultRefill) + ")")
         ->check(whole(0, 32));
     cmd->add_option("--threads", r.threads, "CPU threads (default: all cores)")->check(whole(1, 4096));
+    cmd->add_option("--devices", s.devices,
+                    "GPU: split the render over these CUDA devices, 'all' or a list (0,1; a repeated index is "
+                    "several workers on one GPU): batches of samples from a shared counter, the image bit for bit "
+                    "the single GPU's (the wavefront's with --drain 0, else to rounding)");
     cmd->add_flag("--strict", s.load.strict, "every warning of a scene importer is an error");
+}
+
+// A split render's workers, one line each: what they took and how long they were busy.
+void print_devices(const RenderStats& st) {
+    if (st.devices.empty()) return;
+    std::printf("  split over %zu workers in batches of %llu samples:\n", st.devices.size(),
+                (unsigned long long)st.split_batch);
+    for (const DeviceStat& d : st.devices)
+        std::printf("    device %d (%s): %llu batches, %llu samples, busy %.2f ms, setup %.2f ms\n", d.device,
+                    d.name.c_str(), (unsigned long long)d.batches, (unsigned long long)d.samples, d.busy_ms,
+                    d.setup_ms);
 }
 
 void print_stats(const RenderStats& st, const RenderOptions& opt) {
@@ -162,6 +177,9 @@ void print_stats(const RenderStats& st, const RenderOptions& opt) {
                 st.mrays_per_s(), (unsigned long long)st.extension_rays, (unsigned long long)st.shadow_rays);
     if (st.backend == "gpu")
         std::printf("  kernels of feature set '%s' (kernels/features.h)\n", st.feature_set.c_str());
+    print_devices(st);
+    if (!st.devices.empty())
+        std::printf("  (split render: kernel times summed over the devices, %% of the frame's wall time)\n");
     if (st.mode == Mode::Wavefront)
         std::printf("  queue capacity %u paths, %zu iterations, shading %s, compaction %s, %llu paths drained\n",
                     st.capacity, st.iterations.size(), st.sorted ? "sorted by material" : "unsorted",
@@ -218,7 +236,19 @@ std::string schedule_text(Mode m, Backend be, const RenderStats& st, const Rende
     } else if (be == Backend::Gpu) {
         s += ", persistent with path regeneration";
     }
+    if (!st.devices.empty())
+        s += ", split over " + std::to_string(st.devices.size()) + " workers in batches of " +
+             std::to_string(st.split_batch) + " samples";
     return s;
+}
+
+// --devices against the backend and the GPUs visible (into options.devices): "" when good or not given, else the
+// problem (a usage error).
+std::string devices_problem(RenderSettings& rs) {
+    if (!rs.devices_given) return "";
+    if (rs.backend == "cpu")
+        return "--devices picks CUDA GPUs: not with --backend cpu (--threads sets the CPU's threads)";
+    return parse_devices(rs.devices, gpu_device_count(), rs.options.devices);
 }
 
 // One scene of a `render` call: its outputs (named before anything is loaded), the loaded scene, what became of it.
@@ -454,6 +484,10 @@ int run_render(const RenderCall& c) {
         std::printf("backend: %s\n", be == Backend::Gpu ? ("gpu (" + dev + ")").c_str() : "cpu (no CUDA GPU found)");
     if (be == Backend::Cpu && c.refill_given)
         std::fprintf(stderr, "warning: --refill is an option of the GPU backend: ignored on the CPU\n");
+    if (std::string why = devices_problem(rs); !why.empty()) {
+        std::fprintf(stderr, "error: %s\n", why.c_str());
+        return kExitUsage;
+    }
     std::vector<Mode> modes;
     if (both)
         modes = {Mode::Wavefront, Mode::Megakernel};
@@ -655,6 +689,7 @@ int run_render(const RenderCall& c) {
                 if (img.nonfinite)
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
                                 img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
+                if (!c.stats && modes.size() == 1) print_devices(st);
                 if (c.stats || modes.size() > 1) print_stats(st, opt);
                 if (img.interrupted) {
                     std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%s; %llu of %llu samples)\n",
@@ -914,6 +949,7 @@ int main(int argc, char** argv) {
     }
     if (render->parsed()) {
         rc.refill_given = render->count("--refill") > 0;
+        rc.rs.devices_given = render->count("--devices") > 0;
         return run_render(rc);
     }
     if (merge->parsed()) return run_merge(mc);
@@ -956,6 +992,11 @@ int main(int argc, char** argv) {
         }
         for (const char* s : {"cornell-box", "rtiow", "sponza", "dragon", "helmet"})
             bo.scenes.push_back(dir + "/" + s + ".json");
+    }
+    bo.settings.devices_given = bench->count("--devices") > 0;
+    if (std::string why = devices_problem(bo.settings); !why.empty()) {
+        std::fprintf(stderr, "error: %s\n", why.c_str());
+        return kExitUsage;
     }
     std::string dev;
     const bool cpu = bo.settings.backend == "cpu" || (bo.settings.backend == "auto" && !gpu_available(&dev));

@@ -25,6 +25,8 @@ struct RenderSettings {
     SceneOverrides scene;
     LoadOptions load;       // strict: every importer warning is an error (--strict)
     RenderOptions options;  // threads, capacity, sort_materials, drain_below, push_compaction, refill, ...
+    std::string devices;    // --devices: "all" or a list, resolved into options.devices (parse_devices)
+    bool devices_given = false;
 };
 
 // Overrides applied to a loaded scene; a new width or height sets the camera's aspect to match.

@@ -94,6 +94,13 @@ struct RenderOptions {
     // GPU: plan with at most this much free device memory (0: what cudaMemGetInfo reports). For sharing a GPU,
     // and for testing the out-of-memory message.
     uint64_t device_memory_limit = 0;
+    // GPU: the CUDA devices to split the render over (host/render/multi_device.h), one host thread, stream, scene
+    // copy, film and queues each; a repeated index is several workers on one GPU. Empty: the current device alone,
+    // the whole range at once (the single-GPU path). The films' sums add up to the single render's bit for bit.
+    std::vector<int> devices;
+    // A split render's batch of global samples (what a worker takes from the shared counter at a time); 0: chosen
+    // by split_batch_size (host/render/multi_device.h). Any batch gives the same image.
+    uint64_t split_batch = 0;
 };
 
 // Device memory a render needs before its queues: the scene's arrays (BVH, primitives, materials, lights,
@@ -113,6 +120,15 @@ struct KernelRow {
 struct IterationStat {
     uint32_t generated = 0, extended = 0, shadow = 0, live = 0;  // live: paths kept by compaction
 };
+// One worker of a render split over devices (RenderOptions::devices): what it took and how long it was busy.
+struct DeviceStat {
+    int device = -1;  // CUDA device index; -1: a CPU worker
+    std::string name;
+    uint64_t batches = 0, samples = 0;
+    double busy_ms = 0.0;   // host clock over its batches (each ends when the batch's work on the device has ended)
+    double setup_ms = 0.0;  // host clock before its first batch: memory check, scene upload, film, queues
+    uint64_t device_bytes = 0;
+};
 struct RenderStats {
     std::string backend, device;
     Mode mode = Mode::Megakernel;
@@ -127,6 +143,12 @@ struct RenderStats {
     std::vector<IterationStat> iterations;                            // wavefront
     std::vector<unsigned long long> paths_at_depth, shadow_at_depth;  // wavefront: by path depth, last bin = deeper
     uint64_t device_bytes = 0;  // GPU: device memory the render allocated (scene, film, queues); CPU: queue bytes
+    // A split render (RenderOptions::devices): one row per worker, in the list's order. Then render_ms is the host
+    // clock from the first worker's first batch to the last result of any (setup, the longest worker's, in
+    // setup_ms); the rays, kernels (launches and ms summed over the devices), depth histograms and device_bytes are
+    // sums, iterations the workers' lists one after another, capacity the largest queue.
+    std::vector<DeviceStat> devices;
+    uint64_t split_batch = 0;  // a split render's batch, in samples
     double msamples_per_s() const { return render_ms > 0 ? double(samples) / render_ms / 1e3 : 0.0; }
     double mrays_per_s() const { return render_ms > 0 ? double(extension_rays + shadow_rays) / render_ms / 1e3 : 0.0; }
 };
@@ -146,6 +168,9 @@ inline Image render_cpu_megakernel(const SceneData& scene, const RenderParams& r
 
 // GPU backend (host/render/render_gpu.cpp); throws where no GPU is present or built.
 bool gpu_available(std::string* name = nullptr);
+// CUDA devices visible (0 without a GPU or a CUDA build), and one's name.
+int gpu_device_count();
+std::string gpu_device_name(int device);
 Image render_gpu(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
                  RenderStats* stats = nullptr);
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include "host/render/multi_device.h"
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
 #include "kernels/aov.h"
@@ -126,12 +127,10 @@ private:
     std::vector<KernelRow>& rows_;
 };
 
-Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
-                     RenderStats& st) {
+Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, uint64_t begin,
+                     uint64_t total, unsigned threads, RenderStats& st) {
     HostFilm film(rp.film_pixels());
     FilmView fv = film.view();
-    uint64_t begin = 0, total = 0;
-    sample_range(rp, opt, begin, total);
     std::atomic<uint64_t> ext{0}, shadow{0};
     // batches of at most one sample per pixel (and at most 2^20 samples, so that progress comes often at any
     // resolution); the cancel flag is read before every chunk of 256 paths, and the samples done stay a prefix
@@ -210,12 +209,10 @@ struct CpuStages {
     }
 };
 
-Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, unsigned threads,
-                    RenderStats& st) {
+Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOptions& opt, uint64_t begin, uint64_t end,
+                    unsigned threads, RenderStats& st) {
     HostFilm film(rp.film_pixels());
     FilmView fv = film.view();
-    uint64_t begin = 0, end = 0;
-    sample_range(rp, opt, begin, end);
     const uint64_t total = end - begin;
     QueueConfig qc;
     qc.capacity =
@@ -377,30 +374,63 @@ Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp,
     return img;
 }
 
-Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, const RenderOptions& opt,
-                 RenderStats* stats) {
-    const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
-    unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-    SceneView s = scene.view();
-    RenderStats st;
+namespace {
+unsigned cpu_threads(const RenderOptions& opt) {
+    return opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+// The schedule of `mode` over [begin, end), timed; st gets the backend's description.
+Image cpu_render_range(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt,
+                       uint64_t begin, uint64_t end, RenderStats& st) {
+    const unsigned threads = cpu_threads(opt);
     st.backend = "cpu";
     st.device = std::to_string(threads) + " threads";
     st.mode = mode;
+    st.samples = end - begin;
+    const SceneView s = scene.view();
+    return mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, begin, end, threads, st)
+                                    : cpu_wavefront(s, rp, opt, begin, end, threads, st);
+}
+}  // namespace
+
+void render_cpu_aovs(const SceneData& scene, const RenderParams& rp_in, const RenderOptions& opt, uint64_t samples,
+                     Image& img, RenderStats& st) {
+    const RenderParams rp = rp_in.prepared();
+    const SceneView s = scene.view();
+    AovView v = alloc_aovs(img, opt.aovs);
+    StageTimer timer(st.kernels);
+    timer.run("aov", [&] {  // the AOV pass over the samples the image holds (kernels/aov.h), one pixel per item
+        parallel_for(
+            rp.num_pixels(), cpu_threads(opt), [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), samples, opt.aovs, v); },
+            16);
+    });
+}
+
+Image render_cpu_batch(const SceneData& scene, const RenderParams& rp_in, Mode mode, const RenderOptions& opt,
+                       uint64_t b, uint64_t e, RenderStats& st) {
+    const RenderParams rp = rp_in.prepared();
+    const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
+    if (b > e || e > all)
+        throw std::invalid_argument("batch [" + std::to_string(b) + ", " + std::to_string(e) +
+                                    ") is not within the render's " + std::to_string(all) + " samples");
+    auto t0 = Clock::now();
+    Image img = cpu_render_range(scene, rp, mode, opt, b, e, st);
+    st.render_ms = ms_since(t0);
+    st.samples = img.samples;
+    img.interrupted = img.first + img.samples < e;
+    return img;
+}
+
+Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, const RenderOptions& opt,
+                 RenderStats* stats) {
+    const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
     uint64_t begin = 0, end = 0;
     sample_range(rp, opt, begin, end);
-    st.samples = end - begin;
+    if (!opt.devices.empty())
+        throw std::invalid_argument("RenderOptions::devices are GPUs: the CPU backend renders on its threads");
+    RenderStats st;
     auto t0 = Clock::now();
-    Image img =
-        mode == Mode::Megakernel ? cpu_megakernel(s, rp, opt, threads, st) : cpu_wavefront(s, rp, opt, threads, st);
-    if (opt.aovs) {  // the AOV pass over the samples the image holds (kernels/aov.h), one pixel per item
-        AovView v = alloc_aovs(img, opt.aovs);
-        StageTimer timer(st.kernels);
-        timer.run("aov", [&] {
-            parallel_for(
-                rp.num_pixels(), threads, [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), img.samples, opt.aovs, v); },
-                16);
-        });
-    }
+    Image img = cpu_render_range(scene, rp, mode, opt, begin, end, st);
+    if (opt.aovs) render_cpu_aovs(scene, rp, opt, img.samples, img, st);
     st.render_ms = ms_since(t0);
     st.samples = img.samples;
     img.interrupted = img.first + img.samples < end;

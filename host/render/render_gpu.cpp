@@ -3,6 +3,8 @@
 // Host C++ only: the kernels are launched through the stage launchers of kernels/gpu_stages.h.
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include "host/render/multi_device.h"
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
 #include "kernels/aov.h"
@@ -21,6 +23,21 @@ bool gpu_available(std::string* name) {
     if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return false;
     if (name) *name = p.name;
     return true;
+}
+
+int gpu_device_count() {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+std::string gpu_device_name(int device) {
+    cudaDeviceProp p;
+    WP_CUDA(cudaGetDeviceProperties(&p, device));
+    return p.name;
 }
 
 namespace {
@@ -103,16 +120,23 @@ FilmView make_film(uint32_t np, DeviceArena& A) {
     return film;
 }
 
-Image read_film(const FilmView& film, const RenderParams& rp, uint64_t begin, uint64_t done) {
-    uint32_t np = rp.film_pixels();  // (two films with Mitchell's signed weights)
-    std::vector<unsigned long long> sum(3ull * np);
-    unsigned long long bad = 0;
+// The film's sums, non-finite count and lowest non-finite film pixel, read back.
+WorkerFilm read_sums(const FilmView& film, const RenderParams& rp) {
+    WorkerFilm f;
+    f.sum.resize(3ull * rp.film_pixels());  // (two films with Mitchell's signed weights)
     unsigned int first = 0;
-    WP_CUDA(cudaMemcpy(sum.data(), film.sum, sum.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-    WP_CUDA(cudaMemcpy(&bad, film.bad_count, sizeof(bad), cudaMemcpyDeviceToHost));
+    WP_CUDA(cudaMemcpy(f.sum.data(), film.sum, f.sum.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    WP_CUDA(cudaMemcpy(&f.nonfinite, film.bad_count, sizeof(f.nonfinite), cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(&first, film.bad_first_pixel, sizeof(first), cudaMemcpyDeviceToHost));
-    Image img = film_to_image(std::move(sum), rp, begin, done);
-    img.nonfinite = bad;
+    f.first_nonfinite_pixel = first;
+    return f;
+}
+
+Image read_film(const FilmView& film, const RenderParams& rp, uint64_t begin, uint64_t done) {
+    WorkerFilm f = read_sums(film, rp);
+    Image img = film_to_image(std::move(f.sum), rp, begin, done);
+    img.nonfinite = f.nonfinite;
+    const uint32_t first = f.first_nonfinite_pixel;
     img.first_nonfinite_pixel = first == 0xffffffffu ? first : first % rp.num_pixels();
     return img;
 }
@@ -153,44 +177,6 @@ struct FrameStart {
         recorded = true;
     }
 };
-
-uint64_t megakernel_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
-                             DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
-    unsigned long long* rays = A.alloc<unsigned long long>(2);
-    WP_CUDA(cudaMemsetAsync(rays, 0, 2 * sizeof(unsigned long long), L.stream()));
-    uint32_t* counters = A.alloc<uint32_t>(2);  // the persistent threads' work counters, zero after every launch
-    WP_CUDA(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), L.stream()));
-    uint64_t begin = 0, total = 0;
-    sample_range(rp, opt, begin, total);
-    // Samples per launch: a pass over the pixels, at least 2M (the persistent megakernel's tail, where lanes run out of
-    // samples, comes once per launch), at most 16M, so that a cancel (checked between launches, two in flight) stops
-    // a large image within a second even on a heavy scene (Sponza's 228 Msamples/s: 74 ms a launch); the
-    // benchmark scenes' launches (a pass of at most 1M pixels, so 2M samples) are unchanged
-    const uint64_t batch = std::min<uint64_t>(std::max<uint64_t>(rp.num_pixels(), 1u << 21), 1u << 24);
-    // at most two batches in flight: the host waits for batch k-1 (to report progress) while k runs
-    Event batch_end[2];
-    uint64_t k = 0;
-    uint64_t done = begin;
-    frame_start();
-    for (uint64_t b = begin; b < total && !(opt.cancel && *opt.cancel); b += batch, ++k) {
-        uint64_t e = std::min(total, b + batch);
-        done = e;
-        NvtxRange batch_range("batch");
-        launch_megakernel(L, s, rp, film, b, e, rays, counters);
-        WP_CUDA(cudaEventRecord(batch_end[k & 1].e, L.stream()));
-        if (k > 0) {
-            WP_CUDA(cudaEventSynchronize(batch_end[(k - 1) & 1].e));
-            if (opt.progress) opt.progress(b - begin, total - begin);
-        }
-    }
-    WP_CUDA(cudaStreamSynchronize(L.stream()));
-    unsigned long long h[2];
-    WP_CUDA(cudaMemcpy(h, rays, sizeof(h), cudaMemcpyDeviceToHost));
-    st.extension_rays = h[0];
-    st.shadow_rays = h[1];
-    if (opt.progress) opt.progress(done - begin, total - begin);
-    return done;
-}
 
 // Device bytes per wavefront path slot: the queues, and roughly what CUB's temporary storage takes.
 size_t wavefront_bytes_per_path(const QueueConfig& c) { return queue_bytes_per_path(c) + 8; }
@@ -244,39 +230,282 @@ struct GpuStages {
     }
 };
 
-uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const FilmView& film, const RenderOptions& opt,
-                            DeviceArena& A, Launcher& L, RenderStats& st, FrameStart& frame_start) {
-    uint64_t begin = 0, end = 0;
-    sample_range(rp, opt, begin, end);
-    const uint64_t total = end - begin;
-    // Queue capacity: the request (default kDefaultGpuCapacity paths), at most the samples to render, and within 60%
-    // of the free memory left after the scene and film (render_gpu checked that a minimal queue fits).
-    const size_t per_path = wavefront_bytes_per_path(queue_config(opt, 0));
-    uint64_t cap = opt.capacity ? opt.capacity : kDefaultGpuCapacity;
-    cap = std::min<uint64_t>(cap, std::max<uint64_t>(total, 1));
-    cap = std::min<uint64_t>(cap, std::max<uint64_t>(uint64_t(0.6 * double(opt.device_memory_limit)) / per_path,
-                                                     std::min<uint64_t>(total, 1u << 16)));
-    cap = std::min<uint64_t>(cap, 0x7fffffffu);
-    st.capacity = uint32_t(cap);
-    st.sorted = opt.sort_materials;
-    WavefrontQueues q = allocate_queues(A, queue_config(opt, uint32_t(cap)));
-    q.refill = opt.refill;
-    const size_t temp_bytes = std::max(opt.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
-                                       opt.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap)));
-    PinnedCounters pinned;
-    GpuStages x{
-        L, s, rp, film, q, A.alloc<unsigned char>(temp_bytes), temp_bytes, pinned.p, A.alloc<unsigned long long>(2)};
-    frame_start();
-    const uint64_t done = wavefront_render(x, begin, end, opt, samples_lights(s, rp), st);
-    if (opt.queue_stats) {
-        st.paths_at_depth.resize(kStatDepths);
-        st.shadow_at_depth.resize(kStatDepths);
-        WP_CUDA(cudaMemcpy(st.paths_at_depth.data(), q.paths_at_depth, kStatDepths * sizeof(unsigned long long),
-                           cudaMemcpyDeviceToHost));
-        WP_CUDA(cudaMemcpy(st.shadow_at_depth.data(), q.shadow_at_depth, kStatDepths * sizeof(unsigned long long),
-                           cudaMemcpyDeviceToHost));
+// One GPU's share of a render: the device selected on the calling thread (device >= 0), the memory check, the
+// scene, the film, a stream, a Launcher and the schedule's buffers (the megakernel's counters; the wavefront's
+// queues), all made once; then any number of runs over ranges of samples into the same film. The single-GPU
+// render (RenderOptions::devices empty) is one worker on the current device with one run over the whole range;
+// a split render (host/render/multi_device.h) has one per listed device, each run a batch.
+class GpuWorker final : public BatchWorker {
+public:
+    // rp prepared; `sharing`: the workers on this device (each plans with its share of the free memory);
+    // `max_batch`: the most samples one run covers (the wavefront's queue is at most that).
+    GpuWorker(const SceneData& sd, const RenderParams& rp, Mode mode, const RenderOptions& opt, int device,
+              unsigned sharing, uint64_t max_batch)
+        : selected_(device >= 0),
+          device_(select_device(device)),
+          rp_(rp),
+          mode_(mode),
+          opt_(opt),
+          L_(stream_.s, opt.kernel_timing) {
+        st_.backend = "gpu";
+        st_.mode = mode;
+        st_.device = gpu_device_name(device_);
+        opt_.progress = nullptr;
+        opt_.cancel = nullptr;
+        // Out of memory is found before anything is allocated: scene, film and (wavefront) a minimal queue against
+        // the free device memory (or the caller's limit); the wavefront queue then takes what is left, up to its size.
+        size_t free_b = 0, total_b = 0;
+        WP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        uint64_t avail = opt.device_memory_limit ? std::min<uint64_t>(opt.device_memory_limit, free_b) : free_b;
+        avail /= std::max(1u, sharing);
+        std::string what;
+        // the AOV arrays (kernels/aov.h) count with the film: the wavefront queue takes what is left
+        const uint64_t aov_floats =
+            uint64_t(rp.num_pixels()) * (3 * ((opt.aovs & kAovAlbedo) != 0) + 3 * ((opt.aovs & kAovNormal) != 0) +
+                                         ((opt.aovs & kAovDepth) != 0) + 3 * ((opt.aovs & kAovPosition) != 0));
+        const uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_floats * sizeof(float);
+        const uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(max_batch, 1u << 16)) *
+                                                                 wavefront_bytes_per_path(queue_config(opt, 0))
+                                                           : 0;
+        const std::string where =
+            !selected_ ? st_.device
+                       : st_.device + " (device " + std::to_string(device_) +
+                             (sharing > 1 ? ", shared by " + std::to_string(sharing) + " workers)" : ")");
+        if (std::string why = device_memory_problem(needed, queue_min, avail, what, where); !why.empty())
+            throw std::runtime_error(why);
+        opt_.device_memory_limit = avail - needed;
+        s_ = upload_scene(sd, A_);
+        // the kernels' feature set (kernels/features.h): the scene's features and light sampling, or the general
+        // kernels
+        s_.features = opt.general_kernels ? kFeaturesAll : render_features(s_, rp);
+        st_.feature_set = feature_set_name(compiled_feature_set(s_.nodes8 ? 8 : 2, s_.features));
+        film_ = make_film(rp.film_pixels(), A_);
+        WP_CUDA(cudaDeviceSynchronize());
+        frame_start_ = FrameStart{t0_.e, stream_.s};  // recorded by the first run once the setup below is queued
+        if (mode == Mode::Megakernel)
+            setup_megakernel();
+        else
+            setup_wavefront(max_batch);
     }
-    return done;
+    ~GpuWorker() override {
+        if (selected_) cudaSetDevice(device_);  // (the members are freed on their device)
+    }
+
+    // The samples [b, e) into the film (cancel: no new samples once set; returns the end of those taken).
+    uint64_t run(uint64_t b, uint64_t e, const std::atomic<bool>* cancel,
+                 const std::function<void(uint64_t, uint64_t)>& progress) {
+        return mode_ == Mode::Megakernel ? run_megakernel(b, e, cancel, progress)
+                                         : run_wavefront(b, e, cancel, progress);
+    }
+    // The AOV pass over samples [0, done), queued after the beauty (kernels/aov.h); fetched by read_aovs.
+    void launch_aovs(uint64_t done, uint32_t bits) {
+        const uint32_t np = rp_.num_pixels();
+        if (bits & kAovAlbedo) aov_dev_.albedo = A_.alloc<float>(3ull * np);
+        if (bits & kAovNormal) aov_dev_.normal = A_.alloc<float>(3ull * np);
+        if (bits & kAovDepth) aov_dev_.depth = A_.alloc<float>(np);
+        if (bits & kAovPosition) aov_dev_.position = A_.alloc<float>(3ull * np);
+        launch_aov(L_, s_, rp_, aov_dev_, done, bits);
+    }
+    void read_aovs(Image& img, uint32_t bits) {
+        AovView host = alloc_aovs(img, bits);
+        auto get = [](float* h, const float* d, size_t n) {
+            if (h) WP_CUDA(cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost));
+        };
+        get(host.albedo, aov_dev_.albedo, img.albedo.size());
+        get(host.normal, aov_dev_.normal, img.normal.size());
+        get(host.depth, aov_dev_.depth, img.depth.size());
+        get(host.position, aov_dev_.position, img.position.size());
+    }
+    // The frame's end: its last event recorded, the stream drained, the kernel table and the frame time (the first
+    // run's first launch to here) into the statistics.
+    void end_frame() {
+        frame_start_();  // (a run that returned before its first launch)
+        st_.setup_ms = frame_start_.setup_ms;
+        WP_CUDA(cudaEventRecord(t1_.e, stream_.s));
+        WP_CUDA(cudaStreamSynchronize(stream_.s));
+        L_.collect();
+        float ms = 0;
+        WP_CUDA(cudaEventElapsedTime(&ms, t0_.e, t1_.e));
+        st_.render_ms = ms;
+        st_.kernels.clear();
+        for (const KernelStat& k : L_.table()) st_.kernels.push_back(KernelRow{k.name, k.launches, k.total_ms});
+        st_.device_bytes = A_.bytes();
+    }
+    Image read_image(uint64_t begin, uint64_t done) { return read_film(film_, rp_, begin, done); }
+    RenderStats& stats() { return st_; }
+
+    // BatchWorker (a split render's worker, on its own thread)
+    uint64_t render(uint64_t b, uint64_t e, const std::atomic<bool>* cancel,
+                    const std::function<void(uint64_t)>& progress) override {
+        ran_ = true;
+        if (!progress) return run(b, e, cancel, nullptr);
+        return run(b, e, cancel, [&](uint64_t d, uint64_t) { progress(d); });
+    }
+    WorkerFilm film() override {
+        end_frame();
+        WorkerFilm f;
+        if (ran_) f = read_sums(film_, rp_);
+        f.stats = st_;
+        f.device = device_;
+        return f;
+    }
+    void aovs(Image& img, uint64_t samples, RenderStats& st) override {
+        if (selected_) WP_CUDA(cudaSetDevice(device_));
+        launch_aovs(samples, opt_.aovs);
+        WP_CUDA(cudaStreamSynchronize(stream_.s));
+        L_.collect();
+        read_aovs(img, opt_.aovs);
+        for (const KernelStat& k : L_.table())
+            if (k.name == "aov") add_kernel_rows(st.kernels, {KernelRow{k.name, k.launches, k.total_ms}});
+        st.device_bytes +=
+            uint64_t(img.albedo.size() + img.normal.size() + img.depth.size() + img.position.size()) * sizeof(float);
+    }
+
+private:
+    // The device (>= 0) made current on this thread; -1: the current one. Returns the device's index.
+    static int select_device(int device) {
+        if (device >= 0) WP_CUDA(cudaSetDevice(device));
+        int d = 0;
+        WP_CUDA(cudaGetDevice(&d));
+        return d;
+    }
+
+    void setup_megakernel() {
+        rays_ = A_.alloc<unsigned long long>(2);
+        WP_CUDA(cudaMemsetAsync(rays_, 0, 2 * sizeof(unsigned long long), L_.stream()));
+        counters_ = A_.alloc<uint32_t>(2);  // the persistent threads' work counters, zero after every launch
+        WP_CUDA(cudaMemsetAsync(counters_, 0, 2 * sizeof(uint32_t), L_.stream()));
+    }
+    uint64_t run_megakernel(uint64_t begin, uint64_t total, const std::atomic<bool>* cancel,
+                            const std::function<void(uint64_t, uint64_t)>& progress) {
+        // Samples per launch: a pass over the pixels, at least 2M (the persistent megakernel's tail, where lanes run
+        // out of samples, comes once per launch), at most 16M, so that a cancel (checked between launches, two in
+        // flight) stops a large image within a second even on a heavy scene (Sponza's 228 Msamples/s: 74 ms a
+        // launch); the benchmark scenes' launches (a pass of at most 1M pixels, so 2M samples) are unchanged
+        const uint64_t batch = std::min<uint64_t>(std::max<uint64_t>(rp_.num_pixels(), 1u << 21), 1u << 24);
+        // at most two batches in flight: the host waits for batch k-1 (to report progress) while k runs
+        uint64_t k = 0;
+        uint64_t done = begin;
+        frame_start_();
+        for (uint64_t b = begin; b < total && !(cancel && *cancel); b += batch, ++k) {
+            uint64_t e = std::min(total, b + batch);
+            done = e;
+            NvtxRange batch_range("batch");
+            launch_megakernel(L_, s_, rp_, film_, b, e, rays_, counters_);
+            WP_CUDA(cudaEventRecord(batch_end_[k & 1].e, L_.stream()));
+            if (k > 0) {
+                WP_CUDA(cudaEventSynchronize(batch_end_[(k - 1) & 1].e));
+                if (progress) progress(b - begin, total - begin);
+            }
+        }
+        WP_CUDA(cudaStreamSynchronize(L_.stream()));
+        unsigned long long h[2];
+        WP_CUDA(cudaMemcpy(h, rays_, sizeof(h), cudaMemcpyDeviceToHost));
+        st_.extension_rays = h[0];  // (the counters add up over the runs)
+        st_.shadow_rays = h[1];
+        if (progress) progress(done - begin, total - begin);
+        return done;
+    }
+
+    void setup_wavefront(uint64_t total) {
+        // Queue capacity: the request (default kDefaultGpuCapacity paths), at most the samples of a run, and within
+        // 60% of the free memory left after the scene and film (the constructor checked that a minimal queue fits).
+        const size_t per_path = wavefront_bytes_per_path(queue_config(opt_, 0));
+        uint64_t cap = opt_.capacity ? opt_.capacity : kDefaultGpuCapacity;
+        cap = std::min<uint64_t>(cap, std::max<uint64_t>(total, 1));
+        cap = std::min<uint64_t>(cap, std::max<uint64_t>(uint64_t(0.6 * double(opt_.device_memory_limit)) / per_path,
+                                                         std::min<uint64_t>(total, 1u << 16)));
+        cap = std::min<uint64_t>(cap, 0x7fffffffu);
+        st_.capacity = uint32_t(cap);
+        st_.sorted = opt_.sort_materials;
+        q_ = allocate_queues(A_, queue_config(opt_, uint32_t(cap)));
+        q_.refill = opt_.refill;
+        const size_t temp_bytes = std::max(opt_.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
+                                           opt_.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap)));
+        pinned_ = std::make_unique<PinnedCounters>();
+        x_ = std::make_unique<GpuStages>(GpuStages{L_, s_, rp_, film_, q_, A_.alloc<unsigned char>(temp_bytes),
+                                                   temp_bytes, pinned_->p, A_.alloc<unsigned long long>(2)});
+        lights_ = samples_lights(s_, rp_);
+    }
+    uint64_t run_wavefront(uint64_t begin, uint64_t end, const std::atomic<bool>* cancel,
+                           const std::function<void(uint64_t, uint64_t)>& progress) {
+        RenderOptions o = opt_;
+        o.cancel = cancel;
+        o.progress = progress;
+        frame_start_();
+        const uint64_t done = wavefront_render(*x_, begin, end, o, lights_, st_);
+        if (opt_.queue_stats) {  // (the device's histograms add up over the runs)
+            st_.paths_at_depth.resize(kStatDepths);
+            st_.shadow_at_depth.resize(kStatDepths);
+            WP_CUDA(cudaMemcpy(st_.paths_at_depth.data(), q_.paths_at_depth, kStatDepths * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost));
+            WP_CUDA(cudaMemcpy(st_.shadow_at_depth.data(), q_.shadow_at_depth, kStatDepths * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost));
+        }
+        return done;
+    }
+
+    const bool selected_;  // a device of the list, selected on each thread that uses it (else the current one)
+    const int device_;
+    const RenderParams rp_;
+    const Mode mode_;
+    RenderOptions opt_;  // device_memory_limit: what is left for the queues
+    RenderStats st_;
+    DeviceArena A_;
+    SceneView s_;
+    FilmView film_;
+    AovView aov_dev_;
+    Stream stream_;
+    Launcher L_;
+    Event t0_, t1_, batch_end_[2];
+    FrameStart frame_start_{nullptr, nullptr};
+    bool ran_ = false;
+    // megakernel
+    unsigned long long* rays_ = nullptr;
+    uint32_t* counters_ = nullptr;
+    // wavefront
+    WavefrontQueues q_;
+    std::unique_ptr<PinnedCounters> pinned_;
+    std::unique_ptr<GpuStages> x_;
+    bool lights_ = false;
+};
+
+// The render split over RenderOptions::devices (host/render/multi_device.h): one GpuWorker per entry, each on its
+// own thread; the caller's current device is left as it was.
+Image render_gpu_devices(const SceneData& sd, const RenderParams& rp, Mode mode, const RenderOptions& opt,
+                         RenderStats* stats) {
+    const int count = gpu_device_count();
+    for (int d : opt.devices)
+        if (d < 0 || d >= count)
+            throw std::invalid_argument("device " + std::to_string(d) +
+                                        " is not a CUDA device here: " + std::to_string(count) + " visible" +
+                                        (count ? " (0 to " + std::to_string(count - 1) + ")" : std::string()));
+    uint64_t begin = 0, end = 0;
+    sample_range(rp, opt, begin, end);  // (throws on a range outside the render, before anything is allocated)
+    const unsigned n = unsigned(opt.devices.size());
+    const uint64_t batch = split_batch(opt, end - begin, n);
+    int caller = 0;
+    WP_CUDA(cudaGetDevice(&caller));
+    NvtxRange render_range("render");
+    RenderStats st;
+    Image img;
+    try {
+        img = render_split(
+            rp, opt, n,
+            [&](unsigned k) {
+                const int d = opt.devices[k];
+                const unsigned sharing = unsigned(std::count(opt.devices.begin(), opt.devices.end(), d));
+                return std::make_unique<GpuWorker>(sd, rp, mode, opt, d, sharing, batch);
+            },
+            st);
+    } catch (...) {
+        cudaSetDevice(caller);
+        throw;
+    }
+    WP_CUDA(cudaSetDevice(caller));
+    st.backend = "gpu";
+    if (stats) *stats = std::move(st);
+    return img;
 }
 
 }  // namespace
@@ -284,80 +513,21 @@ uint64_t wavefront_schedule(const SceneView& s, const RenderParams& rp, const Fi
 Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, const RenderOptions& opt,
                  RenderStats* stats) {
     const RenderParams rp = rp_in.prepared();  // generate's divisions set up (RenderParams::prepared)
-    RenderStats st;
-    st.backend = "gpu";
-    if (!gpu_available(&st.device)) throw std::runtime_error("no CUDA GPU present");
-    st.mode = mode;
+    if (!gpu_available()) throw std::runtime_error("no CUDA GPU present");
+    if (!opt.devices.empty()) return render_gpu_devices(sd, rp, mode, opt, stats);
     uint64_t begin = 0, end = 0;
     sample_range(rp, opt, begin, end);  // (throws on a range outside the render, before anything is allocated)
-    st.samples = end - begin;
     NvtxRange render_range("render");
-    // Out of memory is found before anything is allocated: scene, film and (wavefront) a minimal queue against the
-    // free device memory (or the caller's limit); the wavefront queue then takes what is left, up to its size.
-    size_t free_b = 0, total_b = 0;
-    WP_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    uint64_t avail = opt.device_memory_limit ? std::min<uint64_t>(opt.device_memory_limit, free_b) : free_b;
-    std::string what;
-    // the AOV arrays (kernels/aov.h) count with the film: the wavefront queue takes what is left
-    const uint64_t aov_floats =
-        uint64_t(rp.num_pixels()) * (3 * ((opt.aovs & kAovAlbedo) != 0) + 3 * ((opt.aovs & kAovNormal) != 0) +
-                                     ((opt.aovs & kAovDepth) != 0) + 3 * ((opt.aovs & kAovPosition) != 0));
-    uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_floats * sizeof(float);
-    uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(end - begin, 1u << 16)) *
-                                                       wavefront_bytes_per_path(queue_config(opt, 0))
-                                                 : 0;
-    if (std::string why = device_memory_problem(needed, queue_min, avail, what, st.device); !why.empty())
-        throw std::runtime_error(why);
-    RenderOptions o2 = opt;
-    o2.device_memory_limit = avail - needed;
-    DeviceArena A;
-    SceneView s = upload_scene(sd, A);
-    // the kernels' feature set (kernels/features.h): the scene's features and light sampling, or the general kernels
-    s.features = opt.general_kernels ? kFeaturesAll : render_features(s, rp);
-    st.feature_set = feature_set_name(compiled_feature_set(s.nodes8 ? 8 : 2, s.features));
-    FilmView film = make_film(rp.film_pixels(), A);
-    Stream stream;
-    Image img;
-    {
-        Launcher L(stream.s, opt.kernel_timing);
-        Event t0, t1;
-        WP_CUDA(cudaDeviceSynchronize());
-        FrameStart frame_start{t0.e, stream.s};  // recorded by the schedule once its setup is queued
-        uint64_t done = mode == Mode::Megakernel ? megakernel_schedule(s, rp, film, o2, A, L, st, frame_start)
-                                                 : wavefront_schedule(s, rp, film, o2, A, L, st, frame_start);
-        frame_start();    // (a schedule that returned before its first launch)
-        AovView aov_dev;  // the AOV pass over the samples done, after the beauty (kernels/aov.h)
-        if (opt.aovs) {
-            const uint32_t np = rp.num_pixels();
-            if (opt.aovs & kAovAlbedo) aov_dev.albedo = A.alloc<float>(3ull * np);
-            if (opt.aovs & kAovNormal) aov_dev.normal = A.alloc<float>(3ull * np);
-            if (opt.aovs & kAovDepth) aov_dev.depth = A.alloc<float>(np);
-            if (opt.aovs & kAovPosition) aov_dev.position = A.alloc<float>(3ull * np);
-            launch_aov(L, s, rp, aov_dev, done, opt.aovs);
-        }
-        st.setup_ms = frame_start.setup_ms;
-        WP_CUDA(cudaEventRecord(t1.e, stream.s));
-        WP_CUDA(cudaStreamSynchronize(stream.s));
-        L.collect();
-        float ms = 0;
-        WP_CUDA(cudaEventElapsedTime(&ms, t0.e, t1.e));
-        st.render_ms = ms;
-        for (const KernelStat& k : L.table()) st.kernels.push_back(KernelRow{k.name, k.launches, k.total_ms});
-        img = read_film(film, rp, begin, done);
-        img.interrupted = done < end;
-        st.samples = done - begin;
-        if (opt.aovs) {
-            AovView host = alloc_aovs(img, opt.aovs);
-            auto get = [](float* h, const float* d, size_t n) {
-                if (h) WP_CUDA(cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost));
-            };
-            get(host.albedo, aov_dev.albedo, img.albedo.size());
-            get(host.normal, aov_dev.normal, img.normal.size());
-            get(host.depth, aov_dev.depth, img.depth.size());
-            get(host.position, aov_dev.position, img.position.size());
-        }
-        st.device_bytes = A.bytes();
-    }
+    // one worker on the current device, the whole range in one run (cancel and progress inside it)
+    GpuWorker w(sd, rp, mode, opt, -1, 1, end - begin);
+    const uint64_t done = w.run(begin, end, opt.cancel, opt.progress);
+    if (opt.aovs) w.launch_aovs(done, opt.aovs);  // the AOV pass over the samples done, after the beauty
+    w.end_frame();
+    Image img = w.read_image(begin, done);
+    img.interrupted = done < end;
+    RenderStats& st = w.stats();
+    st.samples = done - begin;
+    if (opt.aovs) w.read_aovs(img, opt.aovs);
     if (stats) *stats = std::move(st);
     return img;
 }

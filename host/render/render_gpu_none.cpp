@@ -5,6 +5,8 @@
 namespace wp {
 
 bool gpu_available(std::string*) { return false; }
+int gpu_device_count() { return 0; }
+std::string gpu_device_name(int) { throw std::runtime_error("wavepath was built without CUDA: no GPU backend"); }
 Image render_gpu(const SceneData&, const RenderParams&, Mode, const RenderOptions&, RenderStats*) {
     throw std::runtime_error("wavepath was built without CUDA: no GPU backend");
 }

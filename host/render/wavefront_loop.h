@@ -36,7 +36,7 @@ uint64_t wavefront_render(Backend& x, uint64_t begin, uint64_t end, const Render
         if (next >= total && live <= opt.drain_below) {  // the tail: the last paths, each to its end at once
             if (live > 0) {
                 const DrainRays r = x.drain(live);
-                st.drained = live;
+                st.drained += live;
                 st.extension_rays += r.extension;
                 st.shadow_rays += r.shadow;
                 if (opt.progress) opt.progress(next - begin, total - begin);
