@@ -445,7 +445,18 @@ denoise)
   cmp -s dn.pfm dn.denoised.pfm && fail "the denoised image is the raw one"
   [ ! -e dn.albedo.pfm ] || fail "dn.albedo.pfm written without --aov"
   has d dn.denoised.pfm
-  ok "--denoise: NAME.denoised.EXT beside the image"
+  has d "denoised on the CPU"
+  # --denoise-device: a bad value is a usage error; cuda where OIDN has no CUDA device (no GPU: CI) fails before
+  # any work, saying so, and writes nothing
+  run dd "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --denoise --denoise-device gpu -o dd.pfm
+  want_rc "render --denoise-device gpu" 2
+  if ! command -v nvidia-smi >/dev/null 2>&1; then
+    run dc "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --denoise --denoise-device cuda -o dc.pfm
+    want_rc "render --denoise-device cuda without a GPU" 2
+    has dc "no usable CUDA device 0"
+    [ ! -e dc.pfm ] || fail "dc.pfm written although the denoiser could not start"
+  fi
+  ok "--denoise: NAME.denoised.EXT beside the image; --denoise-device checked before any work"
   ;;
 devices)
   # issue 24: --devices splits a GPU render over devices; its usage errors exit 2 naming the option and the count

@@ -410,3 +410,28 @@ TEST(Denoise, LowersTheRelMseOfA16sppCornellBoxThreefold) {
     std::printf("relMSE: 16 spp %.5f, denoised %.5f (%.1fx lower)\n", a, b, a / b);
     EXPECT_GT(a, 3 * b);
 }
+
+// The devices: a CPU render's auto is the CPU; the CUDA device asked for where there is no GPU is a clear error,
+// from denoiser_problem (what `wavepath render --denoise` checks before any work) and from denoise_image, no crash.
+TEST(Denoise, DeviceChoiceAndACudaDeviceWithoutAGpuIsAClearError) {
+    ASSERT_EQ(denoiser_problem(DenoiseDevice::Cpu), "");
+    EXPECT_EQ(resolve_denoise_device(DenoiseDevice::Auto, false), DenoiseDevice::Cpu);
+    EXPECT_EQ(resolve_denoise_device(DenoiseDevice::Cpu, true), DenoiseDevice::Cpu);
+    EXPECT_EQ(resolve_denoise_device(DenoiseDevice::Cuda, false), DenoiseDevice::Cuda);
+    EXPECT_STREQ(denoise_device_name(DenoiseDevice::Cuda), "cuda");
+    if (gpu_available()) GTEST_SKIP() << "a CUDA GPU is present: the no-GPU error is not reachable here";
+    EXPECT_EQ(resolve_denoise_device(DenoiseDevice::Auto, true), DenoiseDevice::Cpu);  // no usable CUDA device
+    const std::string why = denoiser_problem(DenoiseDevice::Cuda, 0);
+    EXPECT_NE(why.find("no usable CUDA device 0"), std::string::npos) << why;
+    Image img;
+    img.width = img.height = 4;
+    img.rgb.assign(48, 0.5f);
+    try {
+        denoise_image(img, DenoiseDevice::Cuda, 0);
+        ADD_FAILURE() << "denoised on a CUDA device without a GPU";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos) << e.what();
+    }
+    Image out = denoise_image(img, DenoiseDevice::Cpu);  // the CPU device still works after the failed CUDA one
+    EXPECT_EQ(out.rgb.size(), img.rgb.size());
+}

@@ -375,8 +375,9 @@ struct RenderCall {
     std::string samples;  // --samples START:COUNT
     std::string resume;   // --resume PART
     bool stats = false, keep_going = false, refill_given = false;
-    uint32_t aovs = 0;     // --aov: kernels/aov.h AovBits
-    bool denoise = false;  // --denoise
+    uint32_t aovs = 0;                    // --aov: kernels/aov.h AovBits
+    bool denoise = false;                 // --denoise
+    std::string denoise_device = "auto";  // --denoise-device: auto, cpu, cuda
     RenderSettings rs;
 };
 
@@ -464,14 +465,6 @@ int run_render(const RenderCall& c) {
         return kExitUsage;
     }
 
-    // the denoiser, before any work (host/image/denoise.h)
-    if (c.denoise) {
-        if (std::string why = denoiser_problem(); !why.empty()) {
-            std::fprintf(stderr, "error: --denoise: %s\n", why.c_str());
-            return kExitUsage;
-        }
-    }
-
     // 2. the backend
     std::string dev;
     const bool have_gpu = gpu_available(&dev);
@@ -488,6 +481,23 @@ int run_render(const RenderCall& c) {
         std::fprintf(stderr, "error: %s\n", why.c_str());
         return kExitUsage;
     }
+    // the denoiser, before any work (host/image/denoise.h): on the render's GPU (OIDN's CUDA device) or the CPU
+    DenoiseDevice denoise_on = DenoiseDevice::Cpu;
+    const int denoise_gpu = rs.options.devices.empty() ? 0 : rs.options.devices[0];
+    if (c.denoise) {
+        const DenoiseDevice asked = c.denoise_device == "cpu"    ? DenoiseDevice::Cpu
+                                    : c.denoise_device == "cuda" ? DenoiseDevice::Cuda
+                                                                 : DenoiseDevice::Auto;
+        denoise_on = resolve_denoise_device(asked, be == Backend::Gpu, denoise_gpu);
+        if (std::string why = denoiser_problem(denoise_on, denoise_gpu); !why.empty()) {
+            std::fprintf(stderr, "error: --denoise on the %s: %s\n",
+                         denoise_on == DenoiseDevice::Cuda ? "GPU (--denoise-device cuda)" : "CPU", why.c_str());
+            return kExitUsage;
+        }
+    } else if (c.denoise_device != "auto") {
+        std::fprintf(stderr, "warning: --denoise-device without --denoise: ignored\n");
+    }
+
     std::vector<Mode> modes;
     if (both)
         modes = {Mode::Wavefront, Mode::Megakernel};
@@ -638,10 +648,14 @@ int run_render(const RenderCall& c) {
                 if (rp.clamp_indirect > 0.0f) meta.push_back({"wavepath:clamp", std::to_string(rp.clamp_indirect)});
                 Image denoised;
                 std::string denoise_error;
+                double denoise_ms = 0.0;
                 if (c.denoise) {  // with the albedo and normal guides; a failure still writes the raw image
+                    const auto t0 = std::chrono::steady_clock::now();
                     try {
-                        denoised = denoise_image(img);
+                        denoised = denoise_image(img, denoise_on, denoise_gpu);
                     } catch (const std::exception& e) { denoise_error = e.what(); }
+                    denoise_ms =
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 }
                 if (!(c.aovs & kAovAlbedo)) img.albedo.clear();  // only the AOVs asked for are written
                 if (!(c.aovs & kAovNormal)) img.normal.clear();
@@ -650,8 +664,13 @@ int run_render(const RenderCall& c) {
                     for (const std::string& f : write_aov_files(target, img)) extra += ", " + f;
                     if (c.denoise && denoise_error.empty()) {
                         const std::string dn = aov_path(target, "denoised");
-                        write_image(dn, denoised, meta);
-                        extra += ", " + dn;
+                        ImageMetadata dmeta = meta;
+                        dmeta.push_back({"wavepath:denoiser", std::string("oidn ") + denoise_device_name(denoise_on)});
+                        write_image(dn, denoised, dmeta);
+                        char t[96];
+                        std::snprintf(t, sizeof t, " (denoised on the %s in %.0f ms)",
+                                      denoise_on == DenoiseDevice::Cuda ? "GPU" : "CPU", denoise_ms);
+                        extra += ", " + dn + t;
                     }
                 }
                 if (!denoise_error.empty()) {
@@ -899,8 +918,12 @@ int main(int argc, char** argv) {
             },
             "LIST", "aov"));
     render->add_flag("--denoise", rc.denoise,
-                     "also write NAME.denoised.EXT: Intel Open Image Denoise (CPU device) with the albedo and normal "
-                     "AOVs");
+                     "also write NAME.denoised.EXT: Intel Open Image Denoise with the albedo and normal AOVs");
+    render
+        ->add_option("--denoise-device", rc.denoise_device,
+                     "where --denoise runs: auto (a GPU render's GPU through OIDN's CUDA device where it is usable, "
+                     "else the CPU), cpu, cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     render->add_option("--seed", rc.rs.scene.seed, "random seed")->check(whole(0, 0xffffffffu));
     render->add_option("--mode", rc.mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
