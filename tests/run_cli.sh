@@ -340,6 +340,8 @@ shards_aov)
     done
     [ ! -e merged_$m.depth.pfm ] || fail "a depth file without depth in the parts"
   done
+  "$WP" render "${R[@]}" --samples 2:2 -o plain.wpfilm > /dev/null || fail "render plain.wpfilm"
+  "$WP" render "${R[@]}" -o plain_full.wpfilm > /dev/null || fail "render plain_full.wpfilm"
   # the merged film converted by a resume with nothing left (the same --aov), and the refusal of another --aov
   run mf "$WP" merge a_wavefront.wpfilm b_wavefront.wpfilm -o merged.wpfilm
   want_rc "merge to a film with AOVs" 0
@@ -349,8 +351,10 @@ shards_aov)
   run noaov "$WP" render "$S/cornell-box.json" --backend cpu --resume merged.wpfilm -o x.pfm
   want_rc "resume of a film with AOVs without --aov" 2
   has noaov "holds the AOVs albedo,normal: resume it with --aov albedo,normal"
+  run addaov "$WP" render "$S/cornell-box.json" --backend cpu --resume plain_full.wpfilm --aov depth -o y.pfm
+  want_rc "resume of a film without AOVs with --aov" 2
+  has addaov "holds no AOVs"
   # parts with other AOVs do not merge
-  "$WP" render "${R[@]}" --samples 2:2 -o plain.wpfilm > /dev/null || fail "render plain.wpfilm"
   run other "$WP" merge a_megakernel.wpfilm plain.wpfilm -o other.pfm
   want_rc "merge of parts with other AOVs" 1
   has other "plain.wpfilm does not belong with a_megakernel.wpfilm: they hold different AOVs (none and albedo,normal)"

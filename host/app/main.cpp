@@ -509,9 +509,14 @@ int run_render(const RenderCall& c) {
         }
         // the AOVs continue as the film holds them: their sums over the earlier samples are in it
         if (resumed.aovs != c.aovs) {
-            std::fprintf(stderr, "error: --resume %s holds the AOVs %s: resume it with %s\n", c.resume.c_str(),
-                         aov_names(resumed.aovs).c_str(),
-                         resumed.aovs ? ("--aov " + aov_names(resumed.aovs)).c_str() : "no --aov");
+            if (resumed.aovs)
+                std::fprintf(stderr, "error: --resume %s holds the AOVs %s: resume it with --aov %s\n",
+                             c.resume.c_str(), aov_names(resumed.aovs).c_str(), aov_names(resumed.aovs).c_str());
+            else
+                std::fprintf(stderr,
+                             "error: --resume %s holds no AOVs (its samples so far were rendered without --aov): "
+                             "resume it without --aov\n",
+                             c.resume.c_str());
             return kExitUsage;
         }
     }
