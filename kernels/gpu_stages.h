@@ -87,10 +87,11 @@ void launch_compact(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQ
 // ray counts to rays[0..1].
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays);
-// aov: the AOV pass (kernels/aov.h) over every pixel's first samples of [0, done), into out (bits: AovBits).
+// aov: the AOV pass (kernels/aov.h) over every pixel's samples of the global range [begin, end), their fixed-point
+// sums into out (bits: AovBits).
 struct AovView;
-void launch_aov(Launcher& L, const SceneView& s, const RenderParams& rp, const AovView& out, uint64_t done,
-                uint32_t bits);
+void launch_aov(Launcher& L, const SceneView& s, const RenderParams& rp, const AovView& out, uint64_t begin,
+                uint64_t end, uint32_t bits);
 
 // Static resources and theoretical occupancy of one kernel at its launch block size (cudaFuncGetAttributes,
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor).

@@ -318,6 +318,66 @@ shards_merge)
   cmp -s conv.pfm full_megakernel.pfm || fail "the merged film's image differs"
   ok "shards 0:3 + 3:5 merged = the 8-spp render, bit for bit, megakernel and wavefront"
   ;;
+shards_aov)
+  # issues 22 and 23: AOVs and the Mitchell filter over shards: --samples 0:2 + 2:2 merged write the AOV files of a
+  # single 4-spp render byte for byte (and its image); the merged film resumed writes them too
+  R=("$S/cornell-box.json" --backend cpu --width 20 --height 14 --spp 4 --seed 3)
+  for m in megakernel wavefront; do
+    run full_$m "$WP" render "${R[@]}" --mode $m --aov albedo,normal -o full_$m.pfm
+    want_rc "full $m render --aov" 0
+    run a_$m "$WP" render "${R[@]}" --mode $m --samples 0:2 --aov albedo,normal -o a_$m.wpfilm
+    want_rc "--samples 0:2 --aov" 0
+    run b_$m "$WP" render "${R[@]}" --mode $m --samples 2:2 --aov albedo,normal -o b_$m.wpfilm
+    want_rc "--samples 2:2 --aov" 0
+    [ ! -e a_$m.albedo.wpfilm ] || fail "an AOV file beside a partial film"
+    grep -aq '"aovs":\["albedo","normal"\]' a_$m.wpfilm || fail "a_$m.wpfilm does not list its AOVs"
+    run merge_$m "$WP" merge b_$m.wpfilm a_$m.wpfilm -o merged_$m.pfm
+    want_rc "merge $m with AOVs" 0
+    has merge_$m "merged_$m.albedo.pfm"
+    for f in "" .albedo .normal; do
+      [ -s merged_$m$f.pfm ] || fail "no merged_$m$f.pfm: $(cat merge_$m.log)"
+      cmp -s merged_$m$f.pfm full_$m$f.pfm || fail "$m: merged_$m$f.pfm differs from the 4-spp render's"
+    done
+    [ ! -e merged_$m.depth.pfm ] || fail "a depth file without depth in the parts"
+  done
+  "$WP" render "${R[@]}" --samples 2:2 -o plain.wpfilm > /dev/null || fail "render plain.wpfilm"
+  "$WP" render "${R[@]}" -o plain_full.wpfilm > /dev/null || fail "render plain_full.wpfilm"
+  # the merged film converted by a resume with nothing left (the same --aov), and the refusal of another --aov
+  run mf "$WP" merge a_wavefront.wpfilm b_wavefront.wpfilm -o merged.wpfilm
+  want_rc "merge to a film with AOVs" 0
+  run conv "$WP" render "$S/cornell-box.json" --backend cpu --resume merged.wpfilm --aov albedo,normal -o conv.pfm
+  want_rc "resume of a complete film with AOVs" 0
+  for f in "" .albedo .normal; do cmp -s conv$f.pfm full_wavefront$f.pfm || fail "conv$f.pfm differs"; done
+  run noaov "$WP" render "$S/cornell-box.json" --backend cpu --resume merged.wpfilm -o x.pfm
+  want_rc "resume of a film with AOVs without --aov" 2
+  has noaov "holds the AOVs albedo,normal: resume it with --aov albedo,normal"
+  run addaov "$WP" render "$S/cornell-box.json" --backend cpu --resume plain_full.wpfilm --aov depth -o y.pfm
+  want_rc "resume of a film without AOVs with --aov" 2
+  has addaov "holds no AOVs"
+  # parts with other AOVs do not merge
+  run other "$WP" merge a_megakernel.wpfilm plain.wpfilm -o other.pfm
+  want_rc "merge of parts with other AOVs" 1
+  has other "plain.wpfilm does not belong with a_megakernel.wpfilm: they hold different AOVs (none and albedo,normal)"
+  [ ! -e other.pfm ] || fail "other.pfm written"
+  # Mitchell's two films over shards, with all four AOVs
+  M=("${R[@]}" --filter mitchell --aov albedo,normal,depth,position)
+  run mfull "$WP" render "${M[@]}" -o mfull.pfm
+  want_rc "Mitchell render" 0
+  run ma "$WP" render "${M[@]}" --samples 0:2 -o ma.wpfilm
+  want_rc "Mitchell --samples 0:2" 0
+  run mb "$WP" render "${M[@]}" --samples 2:2 -o mb.wpfilm
+  want_rc "Mitchell --samples 2:2" 0
+  run mm "$WP" merge ma.wpfilm mb.wpfilm -o mmerged.pfm
+  want_rc "merge Mitchell" 0
+  for f in "" .albedo .normal .depth .position; do
+    cmp -s mmerged$f.pfm mfull$f.pfm || fail "Mitchell: mmerged$f.pfm differs from the 4-spp render's"
+  done
+  # --denoise stays refused with shards
+  run dn "$WP" render "${R[@]}" --samples 0:2 --denoise -o d.wpfilm
+  want_rc "--denoise with --samples" 2
+  has dn "--denoise is not supported with --samples or --resume"
+  ok "AOVs and Mitchell over shards: 0:2 + 2:2 merged = the 4-spp render's image and AOV files byte for byte"
+  ;;
 merge_refuses)
   R=("$S/cornell-box.json" --backend cpu --width 16 --height 16 --spp 8)
   "$WP" render "${R[@]}" --samples 0:2 -o a.wpfilm > /dev/null || fail "render a"

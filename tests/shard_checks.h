@@ -7,6 +7,8 @@
 #include <cstring>
 #include <functional>
 #include "host/render/film_file.h"
+#include "kernels/aov.h"
+#include "kernels/filter.h"
 #include "tests/cornell_scene.h"
 
 namespace wp_test {
@@ -28,6 +30,85 @@ inline void expect_same_pixels(const Image& a, const Image& b, const char* what)
     ASSERT_EQ(a.rgb.size(), b.rgb.size()) << what;
     EXPECT_EQ(a.sum, b.sum) << what << ": film sums differ";
     EXPECT_EQ(std::memcmp(a.rgb.data(), b.rgb.data(), a.rgb.size() * sizeof(float)), 0) << what << ": pixels differ";
+}
+
+// The AOVs (issue 22 over ranges): the same exact sums and the same images.
+inline void expect_same_aovs(const Image& a, const Image& b, const char* what) {
+    EXPECT_EQ(a.aov_bits, b.aov_bits) << what;
+    EXPECT_EQ(a.aov_sum, b.aov_sum) << what << ": AOV sums differ";
+    auto same = [&](const std::vector<float>& x, const std::vector<float>& y, const char* aov) {
+        ASSERT_EQ(x.size(), y.size()) << what << ": " << aov;
+        EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << what << ": " << aov << " differs";
+    };
+    same(a.albedo, b.albedo, "albedo");
+    same(a.normal, b.normal, "normal");
+    same(a.depth, b.depth, "depth");
+    same(a.position, b.position, "position");
+}
+
+constexpr uint32_t kAllAovs = kAovAlbedo | kAovNormal | kAovDepth | kAovPosition;
+
+// A 4-spp render for issues 22 and 23 over sample ranges: the pixel box, or Mitchell (radius 2: its negative lobes
+// reach the neighbours).
+inline RenderParams range_params(bool mitchell) {
+    RenderParams rp = shard_params();
+    rp.spp = 4;
+    if (mitchell) {
+        rp.filter = kFilterMitchell;
+        rp.filter_radius = 2.0f;
+    }
+    return rp;
+}
+
+// Shards 0:2 and 2:2 (and a split mid-pass), through the .wpfilm and merged, against the single render of rp with
+// the AOVs `aovs`: the beauty (Mitchell's two films) and the AOVs bit for bit.
+inline void check_range_merge_bit_identical(const RenderFn& render, Mode m, const RenderParams& rp, uint32_t aovs) {
+    SceneData sd = cornell();
+    const uint64_t np = rp.num_pixels(), all = np * rp.spp;
+    RenderOptions o;
+    o.capacity = 300;
+    o.drain_below = 0;  // (the GPU wavefront bit for bit: multi_device.h)
+    o.aovs = aovs;
+    const Image full = render(sd, rp, m, o);
+    ASSERT_EQ(full.samples, all);
+    ASSERT_EQ(full.sum.size(), 3 * uint64_t(rp.film_pixels()));
+    if (rp.film_pixels() != np) {  // Mitchell: samples of negative weight in the second film
+        unsigned long long neg = 0;
+        for (uint64_t k = 3 * np; k < full.sum.size(); ++k) neg |= full.sum[k];
+        ASSERT_NE(neg, 0u);
+    }
+    ASSERT_EQ(full.aov_sum.size(), aov_channels(aovs) * np);
+    if (aovs & kAovAlbedo) {
+        double a = 0;
+        for (float v : full.albedo) a += v;
+        ASSERT_GT(a, 0.0);
+    }
+    const uint64_t h = scene_fingerprint(sd);
+    for (uint64_t cut : {2 * np, 2 * np + 123}) {
+        std::vector<PartialFilm> parts;
+        for (auto [b, e] : {std::pair<uint64_t, uint64_t>{cut, all}, {0, cut}}) {  // (out of order on purpose)
+            RenderOptions p = o;
+            p.sample_begin = b;
+            p.sample_end = e;
+            Image img = render(sd, rp, m, p);
+            EXPECT_EQ(img.first, b);
+            EXPECT_EQ(img.samples, e - b);
+            EXPECT_NE(img.sum, full.sum);
+            if (aovs) EXPECT_NE(img.aov_sum, full.aov_sum);  // a part alone is not the whole
+            const std::string path = temp_dir() + "range-" + mode_name(m) + "-" + std::to_string(b) + ".wpfilm";
+            write_film(path, film_of(img, rp, h, "cornell", e));  // through the file, as `wavepath merge` reads it
+            parts.push_back(read_film(path));
+            EXPECT_EQ(parts.back().aovs, aovs);
+        }
+        std::vector<std::pair<uint64_t, uint64_t>> missing;
+        PartialFilm merged = merge_films(parts, {"b.wpfilm", "a.wpfilm"}, missing);
+        EXPECT_TRUE(missing.empty());
+        Image img = film_image(merged);
+        EXPECT_EQ(img.samples, all);
+        const char* what = cut % np ? "split mid-pass" : "shards 0:2 + 2:2";
+        expect_same_pixels(img, full, what);
+        expect_same_aovs(img, full, what);
+    }
 }
 
 // Shards 0:3 and 3:5 (whole passes) and a split in the middle of a pass, merged, against the 8-spp render.
@@ -66,14 +147,18 @@ inline void check_shards_merge_bit_identical(const RenderFn& render, Mode m) {
 }
 
 // An interrupted render (cancelled from its progress callback) continued from the exact prefix it holds. rp: large
-// enough that the render reports progress before its end (the GPU megakernel: after its second launch of 2M samples).
-inline void check_resume_bit_identical(const RenderFn& render, Mode m, const RenderParams& rp = shard_params()) {
+// enough that the render reports progress before its end (the GPU megakernel: after its second launch of 2M samples);
+// aovs: the AOVs rendered (their sums resumed as the beauty's).
+inline void check_resume_bit_identical(const RenderFn& render, Mode m, const RenderParams& rp = shard_params(),
+                                       uint32_t aovs = 0) {
     SceneData sd = cornell();
     const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
     RenderOptions o;
     o.capacity = 300;
     o.drain_below = 0;
+    o.aovs = aovs;
     const Image full = render(sd, rp, m, o);
+    ASSERT_EQ(full.aov_sum.size(), aov_channels(aovs) * uint64_t(rp.num_pixels()));
     std::atomic<bool> cancel{false};
     RenderOptions oc = o;
     oc.cancel = &cancel;
@@ -85,17 +170,21 @@ inline void check_resume_bit_identical(const RenderFn& render, Mode m, const Ren
     ASSERT_GT(cut.samples, 0u);
     ASSERT_LT(cut.samples, all);
     PartialFilm f = film_of(cut, rp, scene_fingerprint(sd), "cornell", all);
-    const std::string path = temp_dir() + "resume-" + mode_name(m) + ".wpfilm";
+    const std::string path = temp_dir() + "resume-" + mode_name(m) + "-" + std::to_string(aovs) + "-" +
+                             std::to_string(rp.filter) + ".wpfilm";
     write_film(path, f);  // through the file, as `render --resume` reads it
     PartialFilm back = read_film(path);
     EXPECT_EQ(back.end, cut.samples);
     EXPECT_EQ(back.target_end, all);
+    EXPECT_EQ(back.aovs, aovs);
     RenderOptions rest = o;
     rest.sample_begin = back.end;
     rest.sample_end = back.target_end;
     append_render(back, render(sd, rp, m, rest));
     EXPECT_EQ(back.end, all);
-    expect_same_pixels(film_image(back), full, "resumed");
+    const Image resumed = film_image(back);
+    expect_same_pixels(resumed, full, "resumed");
+    expect_same_aovs(resumed, full, "resumed");
 }
 
 }  // namespace wp_test

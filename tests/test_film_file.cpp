@@ -5,7 +5,9 @@
 #include <fstream>
 #include "host/render/film_file.h"
 #include "tests/cornell_scene.h"
+#include "kernels/aov.h"
 #include "kernels/film.h"
+#include "kernels/filter.h"
 #include "tests/shard_checks.h"
 
 using namespace wp;
@@ -108,6 +110,73 @@ TEST(Merge, RefusesOtherScenesSettingsAndOverlaps) {
     EXPECT_NE(e.find("clamp 0.000000 and 4.000000"), std::string::npos) << e;
     e = error_of([&] { merge_films({part(0, 2 * np), part(np, 3 * np)}, {"a", "b"}, missing); });
     EXPECT_NE(e.find("a (samples 0:2) and b (samples 1:2) overlap in samples 1:1"), std::string::npos) << e;
+}
+
+// AOV sums (and Mitchell's second film) round-trip through the file after the beauty's sums; a film without AOVs
+// has no "aovs" in its header (as films written before them, which read as holding none).
+TEST(FilmFile, AovSumsAndMitchellsTwoFilmsRoundTrip) {
+    PartialFilm f = part(0, 660);
+    f.filter = kFilterMitchell;
+    f.filter_radius = 2.0f;
+    f.sum.assign(f.film_words(), 5);
+    ASSERT_EQ(f.sum.size(), 6 * f.pixels());
+    f.sum.back() = 0x0123456789abcdefull;
+    f.aovs = kAovNormal | kAovDepth;
+    f.aov_sum.assign(4 * f.pixels(), 0);
+    for (size_t k = 0; k < f.aov_sum.size(); ++k) f.aov_sum[k] = (unsigned long long)(-(long long)(k * 977));
+    const std::string path = temp_dir() + "aovs.wpfilm";
+    write_film(path, f);
+    PartialFilm g = read_film(path);
+    EXPECT_EQ(g.sum, f.sum);
+    EXPECT_EQ(g.aovs, f.aovs);
+    EXPECT_EQ(g.aov_sum, f.aov_sum);
+    {
+        std::ifstream in(path);
+        std::string magic, header;
+        std::getline(in, magic);
+        std::getline(in, header);
+        EXPECT_NE(header.find("\"aovs\":[\"normal\",\"depth\"]"), std::string::npos) << header;
+    }
+    EXPECT_EQ(aov_names(f.aovs), "normal,depth");
+    // the image: negative sums divided back (depth of pixel 0: -0 / 1; normal[1]: -977 units)
+    Image img = film_image(g);
+    ASSERT_EQ(img.normal.size(), 3 * f.pixels());
+    ASSERT_EQ(img.depth.size(), f.pixels());
+    EXPECT_TRUE(img.albedo.empty());
+    EXPECT_FLOAT_EQ(img.normal[1], float(-977.0 / kAovScale));
+    PartialFilm plain = part(0, 660);
+    write_film(path, plain);
+    std::ifstream in(path);
+    std::string magic, header;
+    std::getline(in, magic);
+    std::getline(in, header);
+    EXPECT_EQ(header.find("aovs"), std::string::npos) << header;
+    EXPECT_EQ(read_film(path).aovs, 0u);
+    PartialFilm bad = f;  // a buffer of the wrong size is not written
+    bad.aov_sum.pop_back();
+    EXPECT_THROW(write_film(path, bad), std::runtime_error);
+}
+
+// Parts that hold other AOVs do not belong together: their sums could not make the AOVs of the whole.
+TEST(Merge, RefusesPartsWithOtherAovs) {
+    std::vector<std::pair<uint64_t, uint64_t>> missing;
+    const uint64_t np = shard_params().num_pixels();
+    PartialFilm a = part(0, np), b = part(np, 2 * np);
+    a.aovs = kAovAlbedo | kAovNormal;
+    a.aov_sum.assign(6 * np, 1);
+    std::string e = error_of([&] { merge_films({a, b}, {"a.wpfilm", "b.wpfilm"}, missing); });
+    EXPECT_NE(e.find("b.wpfilm does not belong with a.wpfilm: they hold different AOVs (none and albedo,normal)"),
+              std::string::npos)
+        << e;
+    b.aovs = kAovAlbedo;
+    b.aov_sum.assign(3 * np, 2);
+    e = error_of([&] { merge_films({a, b}, {"a.wpfilm", "b.wpfilm"}, missing); });
+    EXPECT_NE(e.find("different AOVs (albedo and albedo,normal)"), std::string::npos) << e;
+    b.aovs = a.aovs;
+    b.aov_sum.assign(6 * np, 2);
+    PartialFilm m = merge_films({a, b}, {"a.wpfilm", "b.wpfilm"}, missing);
+    EXPECT_EQ(m.aovs, a.aovs);
+    EXPECT_EQ(m.aov_sum, std::vector<unsigned long long>(6 * np, 3));  // the sums added
 }
 
 TEST(Merge, ReportsMissingRanges) {

@@ -633,6 +633,32 @@ TEST(GpuShards, WavefrontResumeIsBitIdentical) {
     REQUIRE_GPU();
     wp_test::check_resume_bit_identical(gpu_render, Mode::Wavefront);
 }
+// Issues 22 and 23 on the GPU: Mitchell's two films and the AOVs over sample ranges (shards 0:2 + 2:2 and a split
+// mid-pass, through the .wpfilm; an interrupted render resumed) equal the single 4-spp render bit for bit, both
+// schedules (the wavefront without its drain: drain_below 0 in the checks).
+TEST(GpuShards, MitchellMergeAndResumeAreBitIdentical) {
+    REQUIRE_GPU();
+    RenderParams big = gpu_resume_params();
+    big.filter = kFilterMitchell;
+    big.filter_radius = 2.0f;
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        wp_test::check_range_merge_bit_identical(gpu_render, m, wp_test::range_params(true), 0);
+        if (m == Mode::Megakernel)
+            wp_test::check_resume_bit_identical(gpu_render, m, big);
+        else
+            wp_test::check_resume_bit_identical(gpu_render, m, wp_test::range_params(true));
+    }
+}
+TEST(GpuShards, AovMergeAndResumeAreBitIdentical) {
+    REQUIRE_GPU();
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        wp_test::check_range_merge_bit_identical(gpu_render, m, wp_test::range_params(false), wp_test::kAllAovs);
+        if (m == Mode::Megakernel)
+            wp_test::check_resume_bit_identical(gpu_render, m, gpu_resume_params(), wp_test::kAllAovs);
+        else
+            wp_test::check_resume_bit_identical(gpu_render, m, wp_test::range_params(false), wp_test::kAllAovs);
+    }
+}
 
 // Issue 22 on the GPU: the AOV pass (stage "aov") gives the known answers of a Lambert quad in both schedules and
 // agrees with the CPU's; the beauty is the same with and without it.

@@ -197,7 +197,7 @@ public:
         return w_->render(b, e, c, p);
     }
     WorkerFilm film() override { return w_->film(); }
-    void aovs(Image& img, uint64_t samples, RenderStats& st) override { w_->aovs(img, samples, st); }
+    void aovs(Image& img, uint64_t begin, uint64_t end, RenderStats& st) override { w_->aovs(img, begin, end, st); }
 
 private:
     std::unique_ptr<BatchWorker> w_;

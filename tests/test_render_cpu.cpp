@@ -10,6 +10,7 @@
 #include "kernels/filter.h"
 #include "kernels/stages.h"
 #include "tests/cornell_scene.h"
+#include "tests/shard_checks.h"
 using namespace wp;
 
 // White furnace: a white Lambert sphere inside a sphere that emits 1 on its inside. Every path sees
@@ -241,28 +242,54 @@ TEST(RenderCpu, RouletteDepthIsAnOptionWithTheSameMean) {
     EXPECT_NE(render_limits_problem(bad).find("rr_depth 0 out of range"), std::string::npos);
 }
 
-// Not yet over sample ranges (issue 23 with issue 22): AOVs and Mitchell's two films on a render that starts past
-// sample 0 (a shard, a resume) are refused with a message rather than averaged wrong.
-TEST(RenderCpu, SampleRangesRefuseAovsAndMitchellForNow) {
-    LoadedScene ls = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
-    RenderParams rp = ls.params;
-    rp.width = rp.height = 8;
-    rp.spp = 4;
+// Issues 22 and 23: Mitchell's two films and the AOVs over sample ranges. Shards 0:2 and 2:2 (and a split mid-pass)
+// merged through their .wpfilm files, and an interrupted render resumed, equal the single 4-spp render bit for bit,
+// in both schedules (tests/shard_checks.h; the GPU's in tests/test_gpu.cpp).
+namespace {
+Image cpu2(const SceneData& s, const RenderParams& rp, Mode m, const RenderOptions& o) {
+    RenderOptions x = o;
+    x.threads = 2;
+    return render_cpu(s, rp, m, x);
+}
+}  // namespace
+TEST(RenderCpu, MitchellShardsMergeBitIdentical) {
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront})
+        wp_test::check_range_merge_bit_identical(cpu2, m, wp_test::range_params(true), 0);
+}
+TEST(RenderCpu, MitchellResumeBitIdentical) {
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront})
+        wp_test::check_resume_bit_identical(cpu2, m, wp_test::range_params(true));
+}
+TEST(RenderCpu, AovShardsMergeBitIdentical) {
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront})
+        wp_test::check_range_merge_bit_identical(cpu2, m, wp_test::range_params(false), wp_test::kAllAovs);
+}
+TEST(RenderCpu, AovResumeBitIdentical) {
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront})
+        wp_test::check_resume_bit_identical(cpu2, m, wp_test::range_params(false), wp_test::kAllAovs);
+}
+// Both at once: Mitchell's beauty with the AOVs, shards and resume.
+TEST(RenderCpu, MitchellWithAovsOverRangesBitIdentical) {
+    wp_test::check_range_merge_bit_identical(cpu2, Mode::Wavefront, wp_test::range_params(true), wp_test::kAllAovs);
+    wp_test::check_resume_bit_identical(cpu2, Mode::Megakernel, wp_test::range_params(true), wp_test::kAovNormal);
+}
+// The AOV pass covers the render's own range: a shard's AOVs are the mean of its samples alone (a single sample per
+// pixel here: sample 1 alone, not samples 0 and 1).
+TEST(RenderCpu, AovPassCoversTheRangeRendered) {
+    const RenderParams rp = wp_test::range_params(false);
+    SceneData sd = wp_test::cornell();
+    const uint64_t np = rp.num_pixels();
     RenderOptions o;
-    o.sample_begin = 2ull * rp.num_pixels();
-    o.sample_end = 4ull * rp.num_pixels();
-    o.aovs = kAovAlbedo;
-    try {
-        render_cpu(ls.data, rp, Mode::Megakernel, o);
-        ADD_FAILURE() << "AOVs over a sample range rendered";
-    } catch (const std::invalid_argument& e) { EXPECT_NE(std::string(e.what()).find("AOVs"), std::string::npos); }
-    o.aovs = 0;
-    RenderParams rm = rp;
-    rm.filter = kFilterMitchell;
-    try {
-        render_cpu(ls.data, rm, Mode::Megakernel, o);
-        ADD_FAILURE() << "Mitchell over a sample range rendered";
-    } catch (const std::invalid_argument& e) { EXPECT_NE(std::string(e.what()).find("Mitchell"), std::string::npos); }
-    Image part = render_cpu(ls.data, rp, Mode::Megakernel, o);  // without them the range renders
-    EXPECT_EQ(part.samples, 2ull * rp.num_pixels());
+    o.threads = 2;
+    o.aovs = kAovNormal | kAovDepth;
+    o.sample_begin = np;
+    o.sample_end = 2 * np;
+    Image shard = render_cpu(sd, rp, Mode::Megakernel, o);
+    const RenderParams prepared = rp.prepared();
+    ASSERT_EQ(shard.depth.size(), np);
+    for (uint32_t p = 0; p < np; p += 37) {
+        AovSample a = aov_sample(sd.view(), prepared, np + prepared.rank_of_pixel(p));
+        EXPECT_NEAR(shard.depth[p], a.depth, 1e-6f * std::max(1.0f, a.depth)) << "pixel " << p;
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(shard.normal[3 * p + c], a.normal[c], 1e-6f) << "pixel " << p;
+    }
 }

@@ -427,10 +427,11 @@ int run_render(const RenderCall& c) {
         return kExitUsage;
     }
     const bool both = c.mode == "both";
-    if ((shard || resuming) && (c.aovs || c.denoise))
+    // (AOVs are kept as exact sums in the partial film, as the beauty: shards and resumes carry them)
+    if ((shard || resuming) && c.denoise)
         problems.push_back(
-            "--aov and --denoise are not supported with --samples or --resume yet (the AOV pass "
-            "averages a whole render's samples)");
+            "--denoise is not supported with --samples or --resume yet: render the AOVs (--aov albedo,normal) into "
+            "the parts and denoise the merged image");
     std::map<std::string, std::string> owner;  // output -> scene
     for (size_t i = 0; i < jobs.size(); ++i) {
         Job& j = jobs[i];
@@ -445,7 +446,8 @@ int run_render(const RenderCall& c) {
         std::vector<std::string> outs;
         for (const std::string& img : j.images) {
             outs.push_back(img);
-            for (const std::string& f : aov_files(img, c.aovs)) outs.push_back(f);
+            if (extension_of(img) != ".wpfilm")  // (a partial film holds its AOVs' sums itself)
+                for (const std::string& f : aov_files(img, c.aovs)) outs.push_back(f);
             if (c.denoise) outs.push_back(aov_path(img, "denoised"));
         }
         for (const std::string& img : outs) {
@@ -514,6 +516,18 @@ int run_render(const RenderCall& c) {
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: --resume: %s\n", e.what());
             return kExitInput;
+        }
+        // the AOVs continue as the film holds them: their sums over the earlier samples are in it
+        if (resumed.aovs != c.aovs) {
+            if (resumed.aovs)
+                std::fprintf(stderr, "error: --resume %s holds the AOVs %s: resume it with --aov %s\n",
+                             c.resume.c_str(), aov_names(resumed.aovs).c_str(), aov_names(resumed.aovs).c_str());
+            else
+                std::fprintf(stderr,
+                             "error: --resume %s holds no AOVs (its samples so far were rendered without --aov): "
+                             "resume it without --aov\n",
+                             c.resume.c_str());
+            return kExitUsage;
         }
     }
 
@@ -661,7 +675,8 @@ int run_render(const RenderCall& c) {
                 if (!(c.aovs & kAovNormal)) img.normal.clear();
                 std::string written = write_or_rescue(target, img, film, meta), extra;
                 if (!written.empty() && written == target) {  // the AOV files (PNG, PFM) and the denoised image
-                    for (const std::string& f : write_aov_files(target, img)) extra += ", " + f;
+                    if (extension_of(target) != ".wpfilm")
+                        for (const std::string& f : write_aov_files(target, img)) extra += ", " + f;
                     if (c.denoise && denoise_error.empty()) {
                         const std::string dn = aov_path(target, "denoised");
                         ImageMetadata dmeta = meta;
@@ -717,8 +732,8 @@ int run_render(const RenderCall& c) {
                                  (unsigned long long)(film.end - film.begin),
                                  (unsigned long long)(film.target_end - film.begin));
                     if (!resume_from.empty())
-                        std::fprintf(stderr, "resume: wavepath render %s --resume %s -o OUTPUT\n", j.scene.c_str(),
-                                     resume_from.c_str());
+                        std::fprintf(stderr, "resume: wavepath render %s --resume %s%s -o OUTPUT\n", j.scene.c_str(),
+                                     resume_from.c_str(), film.aovs ? (" --aov " + aov_names(film.aovs)).c_str() : "");
                     j.status = "interrupted";
                     interrupted = true;
                     break;
@@ -857,11 +872,22 @@ int run_merge(const MergeCall& c) {
                          "warning: the parts were rendered by %s %s: the same estimator, but bit for bit a single "
                          "render's image only from one backend (and on the GPU one schedule)\n",
                          m.backend.c_str(), m.mode.c_str());
+        // the AOVs the parts hold, written as a render writes them: EXR channels, or files beside a PNG or PFM
+        std::vector<std::string> aov_outs;
+        if (extension_of(c.out) != ".wpfilm") aov_outs = aov_files(c.out, m.aovs);
+        for (const std::string& f : aov_outs)
+            if (std::string why = output_problem(f, render_extensions(), "output"); !why.empty()) {
+                std::fprintf(stderr, "error: %s\n", why.c_str());
+                return kExitUsage;
+            }
         write_output(c.out, img, m, meta);
-        std::printf("merged %zu parts of %s (%ux%u, %s of %u spp, rendered by %s %s) -> %s\n", parts.size(),
+        std::string extra;
+        if (extension_of(c.out) != ".wpfilm")
+            for (const std::string& f : write_aov_files(c.out, img)) extra += ", " + f;
+        std::printf("merged %zu parts of %s (%ux%u, %s of %u spp, rendered by %s %s) -> %s%s\n", parts.size(),
                     m.scene.c_str(), m.width, m.height,
                     missing.empty() ? "all" : (std::to_string(img.samples) + " samples").c_str(), m.spp,
-                    m.backend.c_str(), m.mode.c_str(), c.out.c_str());
+                    m.backend.c_str(), m.mode.c_str(), c.out.c_str(), extra.c_str());
         if (m.nonfinite)
             std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", m.nonfinite,
                         m.first_nonfinite_pixel % m.width, m.first_nonfinite_pixel / m.width);
@@ -907,7 +933,8 @@ int main(int argc, char** argv) {
                                                : kAovPosition;
             },
             "AOVs, comma-separated: albedo, normal, depth, position (EXR: channels albedo.R/G/B, N.X/Y/Z, Z, "
-            "P.X/Y/Z of the image; PNG, PFM: NAME.albedo.EXT beside it, ...)")
+            "P.X/Y/Z of the image; PNG, PFM: NAME.albedo.EXT beside it, ...; a partial film (.wpfilm) keeps their "
+            "exact sums, and `wavepath merge` writes them)")
         ->check(CLI::Validator(
             [](std::string& v) -> std::string {
                 std::stringstream ss(v);

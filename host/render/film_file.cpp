@@ -5,7 +5,9 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include "kernels/aov.h"
 #include "kernels/film.h"
+#include "kernels/filter.h"
 
 namespace wp {
 namespace {
@@ -41,7 +43,18 @@ void add_name(std::string& into, const std::string& name) {
     into += (into.empty() ? "" : "+") + name;
 }
 
+const char* const kAovNames[4] = {"albedo", "normal", "depth", "position"};  // AovBits 1, 2, 4, 8
+
 }  // namespace
+
+uint64_t PartialFilm::film_words() const { return 3 * pixels() * (filter == kFilterMitchell ? 2 : 1); }
+
+std::string aov_names(uint32_t bits) {
+    std::string s;
+    for (int i = 0; i < 4; ++i)
+        if (bits & (1u << i)) s += (s.empty() ? "" : ",") + std::string(kAovNames[i]);
+    return s.empty() ? "none" : s;
+}
 
 uint64_t scene_fingerprint(const SceneData& s) {
     Hash h;
@@ -137,7 +150,8 @@ std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b)
 }
 
 void write_film(const std::string& path, const PartialFilm& f) {
-    if (f.sum.size() != 3 * f.pixels()) throw std::runtime_error(path + ": film has a wrong buffer size");
+    if (f.sum.size() != f.film_words() || f.aov_sum.size() != aov_channels(f.aovs) * f.pixels())
+        throw std::runtime_error(path + ": film has a wrong buffer size");
     nlohmann::json j{{"format", "wavepath partial film"},
                      {"scene", f.scene},
                      {"scene_fingerprint", hex(f.scene_hash)},
@@ -160,14 +174,22 @@ void write_film(const std::string& path, const PartialFilm& f) {
                      {"mode", f.mode},
                      {"nonfinite", f.nonfinite},
                      {"first_nonfinite_pixel", f.first_nonfinite_pixel}};
+    if (f.aovs) {  // (only where there are: a film without keeps the header it had before AOVs were kept)
+        nlohmann::json a = nlohmann::json::array();
+        for (int i = 0; i < 4; ++i)
+            if (f.aovs & (1u << i)) a.push_back(kAovNames[i]);
+        j["aovs"] = a;
+    }
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     {
         std::ofstream o(tmp, std::ios::binary);
         if (!o) throw std::runtime_error(path + ": cannot open " + tmp + " for writing");
         o << kMagic << "\n" << j.dump() << "\n";
-        std::vector<unsigned char> b(f.sum.size() * 8);  // little-endian whatever the host
-        for (size_t i = 0; i < f.sum.size(); ++i)
-            for (int k = 0; k < 8; ++k) b[8 * i + k] = (unsigned char)(f.sum[i] >> (8 * k));
+        std::vector<unsigned long long> words = f.sum;  // the beauty's sums, then the AOVs'
+        words.insert(words.end(), f.aov_sum.begin(), f.aov_sum.end());
+        std::vector<unsigned char> b(words.size() * 8);  // little-endian whatever the host
+        for (size_t i = 0; i < words.size(); ++i)
+            for (int k = 0; k < 8; ++k) b[8 * i + k] = (unsigned char)(words[i] >> (8 * k));
         o.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
         o.close();
         if (!o) {
@@ -211,6 +233,14 @@ PartialFilm read_film(const std::string& path) {
         f.mode = j.value("mode", "");
         f.nonfinite = j.value("nonfinite", 0ull);
         f.first_nonfinite_pixel = j.value("first_nonfinite_pixel", 0xffffffffu);
+        if (j.contains("aovs"))  // films written before AOVs were kept: none
+            for (const auto& a : j.at("aovs")) {
+                const std::string name = a.get<std::string>();
+                int i = 0;
+                while (i < 4 && name != kAovNames[i]) ++i;
+                if (i == 4) throw std::runtime_error("unknown AOV '" + name + "'");
+                f.aovs |= 1u << i;
+            }
     } catch (const std::exception& e) { throw FilmError(path + ": bad film header: " + e.what()); }
     const uint64_t all = f.pixels() * f.spp;
     if (f.pixels() == 0 || f.pixels() > (1ull << 28) ||
@@ -218,13 +248,16 @@ PartialFilm read_film(const std::string& path) {
         throw FilmError(path + ": bad film header: image " + std::to_string(f.width) + "x" + std::to_string(f.height) +
                         ", range [" + std::to_string(f.begin) + ", " + std::to_string(f.end) + ") of " +
                         std::to_string(all) + " samples");
-    std::vector<unsigned char> b(3 * f.pixels() * 8);
+    const uint64_t beauty = f.film_words(), words = beauty + aov_channels(f.aovs) * f.pixels();
+    std::vector<unsigned char> b(words * 8);
     in.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size()));
     if (!in || in.peek() != std::char_traits<char>::eof())
         throw FilmError(path + ": truncated or too long (want " + std::to_string(b.size()) + " bytes of sums)");
-    f.sum.assign(3 * f.pixels(), 0);
-    for (size_t i = 0; i < f.sum.size(); ++i)
-        for (int k = 0; k < 8; ++k) f.sum[i] |= (unsigned long long)b[8 * i + k] << (8 * k);
+    std::vector<unsigned long long> w(words, 0);
+    for (size_t i = 0; i < w.size(); ++i)
+        for (int k = 0; k < 8; ++k) w[i] |= (unsigned long long)b[8 * i + k] << (8 * k);
+    f.sum.assign(w.begin(), w.begin() + std::ptrdiff_t(beauty));
+    f.aov_sum.assign(w.begin() + std::ptrdiff_t(beauty), w.end());
     return f;
 }
 
@@ -241,6 +274,11 @@ PartialFilm merge_films(const std::vector<PartialFilm>& parts, const std::vector
     for (size_t i = 1; i < parts.size(); ++i)
         if (std::string d = film_settings_difference(a, parts[i]); !d.empty())
             throw FilmError(names[i] + " does not belong with " + names[0] + ": they differ in " + d);
+    for (size_t i = 1; i < parts.size(); ++i)
+        if (parts[i].aovs != a.aovs)
+            throw FilmError(names[i] + " does not belong with " + names[0] + ": they hold different AOVs (" +
+                            aov_names(parts[i].aovs) + " and " + aov_names(a.aovs) +
+                            "): render every part with the same --aov");
     std::vector<size_t> order(parts.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return parts[x].begin < parts[y].begin; });
@@ -267,8 +305,12 @@ PartialFilm merge_films(const std::vector<PartialFilm>& parts, const std::vector
     m.nonfinite = 0;
     m.first_nonfinite_pixel = 0xffffffffu;
     std::fill(m.sum.begin(), m.sum.end(), 0ull);
+    std::fill(m.aov_sum.begin(), m.aov_sum.end(), 0ull);
     for (const PartialFilm& p : parts) {
+        if (p.sum.size() != m.sum.size() || p.aov_sum.size() != m.aov_sum.size())
+            throw FilmError("the parts' sums differ in size");
         for (size_t k = 0; k < m.sum.size(); ++k) m.sum[k] += p.sum[k];
+        for (size_t k = 0; k < m.aov_sum.size(); ++k) m.aov_sum[k] += p.aov_sum[k];  // (two's complement: wraps)
         m.nonfinite += p.nonfinite;
         m.first_nonfinite_pixel = std::min(m.first_nonfinite_pixel, p.first_nonfinite_pixel);
         add_name(m.backend, p.backend);
@@ -281,23 +323,15 @@ Image film_image(const PartialFilm& f, const std::vector<std::pair<uint64_t, uin
     std::vector<std::pair<uint64_t, uint64_t>> ranges = ranges_in;
     if (ranges.empty()) ranges.emplace_back(f.begin, f.end);
     const RenderParams rp = film_params(f);
-    const uint64_t np = f.pixels();
-    Image img;
-    img.width = f.width;
-    img.height = f.height;
-    img.first = ranges.front().first;
-    for (const auto& [b, e] : ranges) img.samples += e - b;
-    img.interrupted = false;
+    // the render's own arithmetic: film_to_image (Mitchell's (positive - negative) * k) and aov_images
+    Image img = film_to_image(f.sum, rp, ranges);
     img.nonfinite = f.nonfinite;
     img.first_nonfinite_pixel = f.first_nonfinite_pixel;
-    img.rgb.resize(3 * np);
-    for (uint64_t p = 0; p < np; ++p) {
-        const uint64_t r = rp.rank_of_pixel(uint32_t(p));
-        uint64_t n = 0;
-        for (const auto& [b, e] : ranges) n += samples_of_rank_before(e, np, r) - samples_of_rank_before(b, np, r);
-        for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = n ? film_value(f.sum[3 * p + c], uint32_t(n)) : 0.0f;
+    if (f.aovs) {
+        img.aov_bits = f.aovs;
+        img.aov_sum = f.aov_sum;
+        aov_images(img, rp, ranges);
     }
-    img.sum = f.sum;
     return img;
 }
 
@@ -313,13 +347,17 @@ PartialFilm film_of(const Image& img, const RenderParams& rp, uint64_t scene_has
     f.nonfinite = img.nonfinite;
     f.first_nonfinite_pixel = img.first_nonfinite_pixel;
     f.sum = img.sum;
+    f.aovs = img.aov_bits;
+    f.aov_sum = img.aov_sum;
     return f;
 }
 
 void append_render(PartialFilm& f, const Image& img) {
-    if (img.first != f.end || img.sum.size() != f.sum.size())
+    if (img.first != f.end || img.sum.size() != f.sum.size() || img.aov_bits != f.aovs ||
+        img.aov_sum.size() != f.aov_sum.size())
         throw std::logic_error("append_render: the render does not continue the film");
     for (size_t k = 0; k < f.sum.size(); ++k) f.sum[k] += img.sum[k];
+    for (size_t k = 0; k < f.aov_sum.size(); ++k) f.aov_sum[k] += img.aov_sum[k];
     f.end += img.samples;
     f.nonfinite += img.nonfinite;
     f.first_nonfinite_pixel = std::min(f.first_nonfinite_pixel, img.first_nonfinite_pixel);

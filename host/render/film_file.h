@@ -4,8 +4,13 @@
 // bit for bit: `wavepath render --samples START:COUNT` writes shards, `wavepath merge` adds them, `render --resume`
 // continues an interrupted render (host/app/main.cpp; README "Renders split across processes and machines").
 //
-// File layout: the line "WPFILM 1", one line of JSON (the header below), then the sums, 3 per pixel in pixel order
-// (R, G, B), as little-endian unsigned 64-bit words.
+// File layout: the line "WPFILM 1", one line of JSON (the header below), then the sums as little-endian unsigned
+// 64-bit words: the beauty's, 3 per pixel in pixel order (R, G, B), and with the Mitchell filter ("filter": 4) a
+// second film of as many after it, the samples of negative weight (kernels/filter.h: 6 words per pixel in all);
+// then, where the header's "aovs" lists AOVs (kernels/aov.h: "albedo", "normal", "depth", "position"; absent or
+// empty: none, as in films written before AOVs were kept), their signed fixed-point sums (two's complement, 2^24 per
+// unit), one block per AOV in that order, pixel after pixel: albedo, normal and position 3 words per pixel, depth 1.
+// Every word is an exact sum of its pixel's samples, so merge and resume add them in any order.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -35,8 +40,12 @@ struct PartialFilm {
     std::string backend, mode;  // what rendered it (informational: merge accepts any)
     unsigned long long nonfinite = 0;
     uint32_t first_nonfinite_pixel = 0xffffffffu;
-    std::vector<unsigned long long> sum;  // 3 per pixel
+    std::vector<unsigned long long> sum;  // 3 per pixel (6 with Mitchell: film_words)
+    // the AOVs' sums (AovBits; Image::aov_sum: kernels/aov.h aov_view's layout), aov_channels(aovs) per pixel
+    uint32_t aovs = 0;
+    std::vector<unsigned long long> aov_sum;
     uint64_t pixels() const { return uint64_t(width) * height; }
+    uint64_t film_words() const;  // sum's size: 3 per film pixel (RenderParams::film_pixels)
 };
 
 // 64-bit fingerprint of what a scene renders: geometry, materials, lights, textures, environment and camera.
@@ -53,25 +62,30 @@ void write_film(const std::string& path, const PartialFilm& f);
 // Throws FilmError naming the file: "part.wpfilm: not a wavepath film (no WPFILM header)".
 PartialFilm read_film(const std::string& path);
 
+// "albedo,normal" (the --aov list) of AovBits, "none" for 0.
+std::string aov_names(uint32_t bits);
+
 // "samples 32:16" when [begin, end) is whole passes over the pixels (START:COUNT as --samples takes it), else
 // "sample indices [begin, end)".
 std::string range_text(uint64_t begin, uint64_t end, uint64_t pixels);
 
-// The parts added into one film. Throws FilmError when a part's scene or settings differ from the first's, or two
-// parts' ranges overlap (naming both). `missing` gets the ranges of [0, pixels * spp) that no part holds; the merged
+// The parts added into one film. Throws FilmError when a part's scene, settings or AOVs differ from the first's, or
+// two parts' ranges overlap (naming both). `missing` gets the ranges of [0, pixels * spp) that no part holds; the merged
 // film's [begin, end) is then only meaningful as a whole when missing is empty (merged.begin = 0, end = target_end =
 // pixels * spp). names: the parts' file names for the messages.
 PartialFilm merge_films(const std::vector<PartialFilm>& parts, const std::vector<std::string>& names,
                         std::vector<std::pair<uint64_t, uint64_t>>& missing);
 
-// The image of a film: each pixel divided by its own sample count over `ranges` (default: the film's [begin, end)).
+// The image of a film: each pixel divided by its own sample count over `ranges` (default: the film's [begin, end)),
+// as film_to_image (Mitchell's two films) and aov_images (the AOVs) make a render's.
 Image film_image(const PartialFilm& f, const std::vector<std::pair<uint64_t, uint64_t>>& ranges = {});
 
 // A render's result as a film of the range [img.first, img.first + img.samples), asked for up to target_end.
 PartialFilm film_of(const Image& img, const RenderParams& rp, uint64_t scene_hash, const std::string& scene,
                     uint64_t target_end);
 
-// Resume: the render of [f.end, ...) (img.first must be f.end) added to f; f.end moves to the end of img's samples.
+// Resume: the render of [f.end, ...) (img.first must be f.end, with f's AOVs) added to f; f.end moves to the end of
+// img's samples.
 void append_render(PartialFilm& f, const Image& img);
 
 }  // namespace wp

@@ -170,8 +170,9 @@ Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n,
     img.nonfinite = nonfinite;
     img.first_nonfinite_pixel = first_bad == 0xffffffffu ? first_bad : first_bad % rp.num_pixels();
     img.interrupted = done < end;
-    if (opt.aovs && slots[0].worker) {  // the AOV pass on the first worker, over the samples done (begin is 0)
-        slots[0].worker->aovs(img, done, all);
+    if (opt.aovs && slots[0].worker) {  // the AOV pass on the first worker, over the samples done
+        slots[0].worker->aovs(img, begin, done, all);
+        aov_images(img, prepared, {{begin, done}});
         if (any) t_last = std::max(t_last, Clock::now());
     }
     all.render_ms = any ? ms_between(t_first, t_last) : 0.0;
@@ -244,10 +245,10 @@ public:
         }
         return std::move(film_);
     }
-    void aovs(Image& img, uint64_t samples, RenderStats& st) override {
+    void aovs(Image& img, uint64_t begin, uint64_t end, RenderStats& st) override {
         RenderOptions o = opt_;
         o.aovs = aovs_;
-        render_cpu_aovs(sd_, rp_, o, samples, img, st);
+        render_cpu_aovs(sd_, rp_, o, begin, end, img, st);
     }
 
 private:

@@ -39,8 +39,9 @@ public:
                             const std::function<void(uint64_t)>& progress) = 0;
     // The film and statistics after the last batch.
     virtual WorkerFilm film() = 0;
-    // The AOV pass (RenderOptions::aovs) over the samples [0, samples) into img's AOV arrays; its kernel rows to st.
-    virtual void aovs(Image& img, uint64_t samples, RenderStats& st) = 0;
+    // The AOV pass (RenderOptions::aovs) over the samples [begin, end) into img's AOV sums (Image::aov_sum); its
+    // kernel rows to st.
+    virtual void aovs(Image& img, uint64_t begin, uint64_t end, RenderStats& st) = 0;
 };
 // Makes worker k of n (on the worker's own thread: a GPU worker selects its device there).
 using WorkerFactory = std::function<std::unique_ptr<BatchWorker>(unsigned k)>;
@@ -65,7 +66,7 @@ constexpr uint64_t kMaxSplitBatch = 1ull << 25;
 // The driver: the range of opt (sample_begin, sample_end) in batches of opt.split_batch (0: split_batch_size) over
 // `workers` workers made by `make`; opt.progress gets the samples done summed over the workers (called under a lock,
 // from the workers' threads), opt.cancel stops the handing out of batches. AOVs (opt.aovs) are computed by the
-// first worker after the beauty, over the samples done. A worker's exception stops the others after their batches
+// first worker after the beauty, over the samples done, [begin, done). A worker's exception stops the others after their batches
 // and is rethrown (the first worker's first). st: as RenderStats describes a split render's.
 Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned workers, const WorkerFactory& make,
                    RenderStats& st);
@@ -82,9 +83,10 @@ Image render_cpu_split(const SceneData& scene, const RenderParams& rp, Mode mode
 // film: Mitchell's two films are added like one); host/render/render_cpu.cpp.
 Image render_cpu_batch(const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt, uint64_t b,
                        uint64_t e, RenderStats& st);
-// The CPU's AOV pass over samples [0, samples) into img (its arrays allocated), as render_cpu runs it.
-void render_cpu_aovs(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt, uint64_t samples,
-                     Image& img, RenderStats& st);
+// The CPU's AOV pass over the samples [begin, end) into img's AOV sums (allocated here), as render_cpu runs it
+// (aov_images then makes the AOV images).
+void render_cpu_aovs(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt, uint64_t begin,
+                     uint64_t end, Image& img, RenderStats& st);
 
 // Adds `from`'s kernel rows to `to`'s, by name (new names at the end).
 void add_kernel_rows(std::vector<KernelRow>& to, const std::vector<KernelRow>& from);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 #include "host/scene/scene_build.h"
 #include "kernels/kernel_attr.h"
@@ -29,19 +30,31 @@ struct Image {
     // AOVs (RenderOptions::aovs, kernels/aov.h), over the same samples as rgb; empty when not asked for:
     // albedo, normal and position 3 floats per pixel, depth 1.
     std::vector<float> albedo, normal, depth, position;
+    // The AOVs' exact fixed-point sums that those were divided from (aov_images; kernels/aov.h: aov_view's layout,
+    // aov_channels(aov_bits) words per pixel), what a partial film keeps beside the beauty's sums; aov_bits: AovBits.
+    std::vector<unsigned long long> aov_sum;
+    uint32_t aov_bits = 0;
     double spp() const { return width && height ? double(samples) / (double(width) * height) : 0.0; }
 };
 
 // Samples of pixel rank r among the global sample indices [0, x) of an image of np pixels.
 inline uint64_t samples_of_rank_before(uint64_t x, uint64_t np, uint64_t r) { return x / np + (r < x % np ? 1 : 0); }
 
-// Film sums to an image holding the sample indices [begin, end) (each pixel divided by its own sample count); the
-// sums move into Image::sum.
+// Film sums to an image holding the sample indices [begin, end) (each pixel divided by its own sample count; with
+// Mitchell's two films, 6 words per pixel, (positive - negative) * k: kernels/filter.h); the sums move into
+// Image::sum.
 Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp, uint64_t begin, uint64_t end);
+// The same over several disjoint ranges (a merge with gaps: each pixel divided by its samples in all of them).
+Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp,
+                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
 
-// The image's AOV arrays sized for the bits asked for (kernels/aov.h), zeroed, as the AOV pass's output view.
+// The image's AOV sums (Image::aov_sum, aov_bits) sized for the bits asked for (kernels/aov.h), zeroed, as the AOV
+// pass's output view.
 struct AovView;
 AovView alloc_aovs(Image& img, uint32_t bits);
+// The AOV images (Image::albedo, normal, depth, position) from img.aov_sum: each pixel's sums / kAovScale / its own
+// sample count over `ranges` (the samples the sums hold), as float.
+void aov_images(Image& img, const RenderParams& rp, const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
 
 enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };

@@ -328,29 +328,55 @@ void sample_range(const RenderParams& rp, const RenderOptions& opt, uint64_t& be
     if (begin > end || end > all)
         throw std::invalid_argument("sample range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                     ") is not within the render's " + std::to_string(all) + " samples");
-    // Not yet over sample ranges (shards and resumes start past sample 0): the AOV pass averages the samples from
-    // 0, and the partial film keeps one film, not Mitchell's two.
-    if (begin != 0 && opt.aovs) throw std::invalid_argument("AOVs (--aov) are not supported for sample ranges yet");
-    if ((begin != 0 || end != all) && rp.film_pixels() != rp.num_pixels())
-        throw std::invalid_argument("the Mitchell filter is not supported for sample ranges yet");
 }
 
 AovView alloc_aovs(Image& img, uint32_t bits) {
-    const size_t np = size_t(img.width) * img.height;
-    AovView v;
-    if (bits & kAovAlbedo) v.albedo = (img.albedo.assign(3 * np, 0.0f), img.albedo.data());
-    if (bits & kAovNormal) v.normal = (img.normal.assign(3 * np, 0.0f), img.normal.data());
-    if (bits & kAovDepth) v.depth = (img.depth.assign(np, 0.0f), img.depth.data());
-    if (bits & kAovPosition) v.position = (img.position.assign(3 * np, 0.0f), img.position.data());
-    return v;
+    const uint64_t np = uint64_t(img.width) * img.height;
+    img.aov_bits = bits;
+    img.aov_sum.assign(aov_channels(bits) * np, 0ull);
+    return aov_view(img.aov_sum.data(), bits, np);
+}
+
+void aov_images(Image& img, const RenderParams& rp, const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+    const uint64_t np = rp.num_pixels();
+    img.albedo.clear();
+    img.normal.clear();
+    img.depth.clear();
+    img.position.clear();
+    if (!img.aov_bits) return;
+    if (img.aov_sum.size() != aov_channels(img.aov_bits) * np)
+        throw std::logic_error("aov_images: the AOV sums have a wrong size");
+    std::vector<uint64_t> n(np, 0);  // each pixel's own samples over the ranges
+    for (uint64_t p = 0; p < np; ++p) {
+        const uint64_t r = rp.rank_of_pixel(uint32_t(p));
+        for (const auto& [b, e] : ranges) n[p] += samples_of_rank_before(e, np, r) - samples_of_rank_before(b, np, r);
+    }
+    const AovView v = aov_view(img.aov_sum.data(), img.aov_bits, np);
+    auto put = [&](const unsigned long long* sum, std::vector<float>& out, int ch) {
+        if (!sum) return;
+        out.resize(size_t(ch) * np);
+        for (uint64_t p = 0; p < np; ++p)
+            for (int c = 0; c < ch; ++c)
+                out[ch * p + c] =
+                    n[p] ? float(double(static_cast<long long>(sum[ch * p + c])) / kAovScale / double(n[p])) : 0.0f;
+    };
+    put(v.albedo, img.albedo, 3);
+    put(v.normal, img.normal, 3);
+    put(v.depth, img.depth, 1);
+    put(v.position, img.position, 3);
 }
 
 Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp, uint64_t begin, uint64_t end) {
+    return film_to_image(std::move(sum), rp, {{begin, end}});
+}
+
+Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp,
+                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
     Image img;
     img.width = rp.width;
     img.height = rp.height;
-    img.first = begin;
-    img.samples = end - begin;
+    img.first = ranges.empty() ? 0 : ranges.front().first;
+    for (const auto& [b, e] : ranges) img.samples += e - b;
     img.interrupted = false;  // (the renderers set it: they know the range asked for)
     uint64_t np = rp.num_pixels();
     img.rgb.resize(3 * np);
@@ -360,7 +386,8 @@ Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp,
     for (uint64_t p = 0; p < np; ++p) {
         // the partial passes at either end cover the ranks below their remainders (RenderParams::pixel_of_rank)
         const uint64_t r = rp.rank_of_pixel(uint32_t(p));
-        uint64_t n = samples_of_rank_before(end, np, r) - samples_of_rank_before(begin, np, r);
+        uint64_t n = 0;
+        for (const auto& [b, e] : ranges) n += samples_of_rank_before(e, np, r) - samples_of_rank_before(b, np, r);
         for (int c = 0; c < 3; ++c) {
             if (!signed_film)
                 img.rgb[3 * p + c] = n ? film_value(sum[3 * p + c], uint32_t(n)) : 0.0f;
@@ -392,16 +419,16 @@ Image cpu_render_range(const SceneData& scene, const RenderParams& rp, Mode mode
 }
 }  // namespace
 
-void render_cpu_aovs(const SceneData& scene, const RenderParams& rp_in, const RenderOptions& opt, uint64_t samples,
-                     Image& img, RenderStats& st) {
+void render_cpu_aovs(const SceneData& scene, const RenderParams& rp_in, const RenderOptions& opt, uint64_t begin,
+                     uint64_t end, Image& img, RenderStats& st) {
     const RenderParams rp = rp_in.prepared();
     const SceneView s = scene.view();
     AovView v = alloc_aovs(img, opt.aovs);
     StageTimer timer(st.kernels);
     timer.run("aov", [&] {  // the AOV pass over the samples the image holds (kernels/aov.h), one pixel per item
         parallel_for(
-            rp.num_pixels(), cpu_threads(opt), [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), samples, opt.aovs, v); },
-            16);
+            rp.num_pixels(), cpu_threads(opt),
+            [&](uint64_t p) { aov_pixel(s, rp, uint32_t(p), begin, end, opt.aovs, v); }, 16);
     });
 }
 
@@ -430,7 +457,10 @@ Image render_cpu(const SceneData& scene, const RenderParams& rp_in, Mode mode, c
     RenderStats st;
     auto t0 = Clock::now();
     Image img = cpu_render_range(scene, rp, mode, opt, begin, end, st);
-    if (opt.aovs) render_cpu_aovs(scene, rp, opt, img.samples, img, st);
+    if (opt.aovs) {  // the AOV pass over the samples the beauty holds, [begin, begin + samples)
+        render_cpu_aovs(scene, rp, opt, img.first, img.first + img.samples, img, st);
+        aov_images(img, rp, {{img.first, img.first + img.samples}});
+    }
     st.render_ms = ms_since(t0);
     st.samples = img.samples;
     img.interrupted = img.first + img.samples < end;

@@ -260,10 +260,9 @@ public:
         avail /= std::max(1u, sharing);
         std::string what;
         // the AOV arrays (kernels/aov.h) count with the film: the wavefront queue takes what is left
-        const uint64_t aov_floats =
-            uint64_t(rp.num_pixels()) * (3 * ((opt.aovs & kAovAlbedo) != 0) + 3 * ((opt.aovs & kAovNormal) != 0) +
-                                         ((opt.aovs & kAovDepth) != 0) + 3 * ((opt.aovs & kAovPosition) != 0));
-        const uint64_t needed = scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_floats * sizeof(float);
+        const uint64_t aov_words = uint64_t(rp.num_pixels()) * aov_channels(opt.aovs);
+        const uint64_t needed =
+            scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_words * sizeof(unsigned long long);
         const uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(max_batch, 1u << 16)) *
                                                                  wavefront_bytes_per_path(queue_config(opt, 0))
                                                            : 0;
@@ -297,24 +296,20 @@ public:
         return mode_ == Mode::Megakernel ? run_megakernel(b, e, cancel, progress)
                                          : run_wavefront(b, e, cancel, progress);
     }
-    // The AOV pass over samples [0, done), queued after the beauty (kernels/aov.h); fetched by read_aovs.
-    void launch_aovs(uint64_t done, uint32_t bits) {
-        const uint32_t np = rp_.num_pixels();
-        if (bits & kAovAlbedo) aov_dev_.albedo = A_.alloc<float>(3ull * np);
-        if (bits & kAovNormal) aov_dev_.normal = A_.alloc<float>(3ull * np);
-        if (bits & kAovDepth) aov_dev_.depth = A_.alloc<float>(np);
-        if (bits & kAovPosition) aov_dev_.position = A_.alloc<float>(3ull * np);
-        launch_aov(L_, s_, rp_, aov_dev_, done, bits);
+    // The AOV pass over the samples [begin, end), queued after the beauty (kernels/aov.h: each pixel's fixed-point
+    // sums, written whole by its thread); fetched by read_aovs.
+    void launch_aovs(uint64_t begin, uint64_t end, uint32_t bits) {
+        const uint64_t np = rp_.num_pixels();
+        aov_words_ = aov_channels(bits) * np;
+        aov_sum_ = A_.alloc<unsigned long long>(aov_words_);
+        launch_aov(L_, s_, rp_, aov_view(aov_sum_, bits, np), begin, end, bits);
     }
+    // The sums into img.aov_sum (aov_images makes the AOV images).
     void read_aovs(Image& img, uint32_t bits) {
-        AovView host = alloc_aovs(img, bits);
-        auto get = [](float* h, const float* d, size_t n) {
-            if (h) WP_CUDA(cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost));
-        };
-        get(host.albedo, aov_dev_.albedo, img.albedo.size());
-        get(host.normal, aov_dev_.normal, img.normal.size());
-        get(host.depth, aov_dev_.depth, img.depth.size());
-        get(host.position, aov_dev_.position, img.position.size());
+        alloc_aovs(img, bits);
+        if (aov_words_)
+            WP_CUDA(cudaMemcpy(img.aov_sum.data(), aov_sum_, aov_words_ * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost));
     }
     // The frame's end: its last event recorded, the stream drained, the kernel table and the frame time (the first
     // run's first launch to here) into the statistics.
@@ -349,16 +344,15 @@ public:
         f.device = device_;
         return f;
     }
-    void aovs(Image& img, uint64_t samples, RenderStats& st) override {
+    void aovs(Image& img, uint64_t begin, uint64_t end, RenderStats& st) override {
         if (selected_) WP_CUDA(cudaSetDevice(device_));
-        launch_aovs(samples, opt_.aovs);
+        launch_aovs(begin, end, opt_.aovs);
         WP_CUDA(cudaStreamSynchronize(stream_.s));
         L_.collect();
         read_aovs(img, opt_.aovs);
         for (const KernelStat& k : L_.table())
             if (k.name == "aov") add_kernel_rows(st.kernels, {KernelRow{k.name, k.launches, k.total_ms}});
-        st.device_bytes +=
-            uint64_t(img.albedo.size() + img.normal.size() + img.depth.size() + img.position.size()) * sizeof(float);
+        st.device_bytes += uint64_t(img.aov_sum.size()) * sizeof(unsigned long long);
     }
 
 private:
@@ -454,7 +448,8 @@ private:
     DeviceArena A_;
     SceneView s_;
     FilmView film_;
-    AovView aov_dev_;
+    unsigned long long* aov_sum_ = nullptr;  // the AOV pass's sums (aov_view's layout), aov_words_ of them
+    uint64_t aov_words_ = 0;
     Stream stream_;
     Launcher L_;
     Event t0_, t1_, batch_end_[2];
@@ -521,13 +516,16 @@ Image render_gpu(const SceneData& sd, const RenderParams& rp_in, Mode mode, cons
     // one worker on the current device, the whole range in one run (cancel and progress inside it)
     GpuWorker w(sd, rp, mode, opt, -1, 1, end - begin);
     const uint64_t done = w.run(begin, end, opt.cancel, opt.progress);
-    if (opt.aovs) w.launch_aovs(done, opt.aovs);  // the AOV pass over the samples done, after the beauty
+    if (opt.aovs) w.launch_aovs(begin, done, opt.aovs);  // the AOV pass over the samples done, after the beauty
     w.end_frame();
     Image img = w.read_image(begin, done);
     img.interrupted = done < end;
     RenderStats& st = w.stats();
     st.samples = done - begin;
-    if (opt.aovs) w.read_aovs(img, opt.aovs);
+    if (opt.aovs) {
+        w.read_aovs(img, opt.aovs);
+        aov_images(img, rp, {{begin, done}});
+    }
     if (stats) *stats = std::move(st);
     return img;
 }
