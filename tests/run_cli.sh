@@ -516,7 +516,19 @@ denoise)
     has dc "no usable CUDA device 0"
     [ ! -e dc.pfm ] || fail "dc.pfm written although the denoiser could not start"
   fi
-  ok "--denoise: NAME.denoised.EXT beside the image; --denoise-device checked before any work"
+  # merge --denoise: shards rendered with the guides, merged and denoised, equal the single render's denoised image
+  # byte for byte (the merged image and AOVs are the single render's bit for bit; OIDN's CPU device is deterministic)
+  run s1 "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --samples 0:2 --aov albedo,normal -o p1.wpfilm
+  run s2 "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --samples 2:2 --aov albedo,normal -o p2.wpfilm
+  run md "$WP" merge p1.wpfilm p2.wpfilm --denoise --denoise-device cpu -o md.pfm
+  want_rc "merge --denoise" 0
+  run sd "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --denoise --denoise-device cpu -o sd.pfm
+  cmp -s md.pfm sd.pfm || fail "merged shards' image is not the single render's"
+  cmp -s md.denoised.pfm sd.denoised.pfm || fail "merge --denoise differs from render --denoise"
+  run mw "$WP" merge p1.wpfilm p2.wpfilm --denoise -o mw.wpfilm
+  want_rc "merge --denoise to a film" 2
+  has mw "not with a film output"
+  ok "--denoise: NAME.denoised.EXT beside the image; --denoise-device checked before any work; merge --denoise of shards equals render --denoise"
   ;;
 devices)
   # issue 24: --devices splits a GPU render over devices; its usage errors exit 2 naming the option and the count

@@ -431,7 +431,7 @@ int run_render(const RenderCall& c) {
     if ((shard || resuming) && c.denoise)
         problems.push_back(
             "--denoise is not supported with --samples or --resume yet: render the AOVs (--aov albedo,normal) into "
-            "the parts and denoise the merged image");
+            "the parts and denoise the merged image (wavepath merge --denoise)");
     std::map<std::string, std::string> owner;  // output -> scene
     for (size_t i = 0; i < jobs.size(); ++i) {
         Job& j = jobs[i];
@@ -809,12 +809,35 @@ struct MergeCall {
     std::vector<std::string> parts;
     std::string out, command;
     bool partial = false;
+    bool denoise = false;                 // --denoise: the merged image denoised beside it (NAME.denoised.EXT)
+    std::string denoise_device = "auto";  // --denoise-device
 };
 
 int run_merge(const MergeCall& c) {
     if (std::string why = output_problem(c.out, render_extensions(), "output"); !why.empty()) {
         std::fprintf(stderr, "error: %s\n", why.c_str());
         return kExitUsage;
+    }
+    DenoiseDevice denoise_on = DenoiseDevice::Cpu;
+    if (c.denoise) {  // checked before the parts are read: on the GPU where OIDN has a CUDA device (auto), or as asked
+        if (extension_of(c.out) == ".wpfilm") {
+            std::fprintf(stderr, "error: --denoise writes an image: not with a film output (%s)\n", c.out.c_str());
+            return kExitUsage;
+        }
+        const DenoiseDevice asked = c.denoise_device == "cpu"    ? DenoiseDevice::Cpu
+                                    : c.denoise_device == "cuda" ? DenoiseDevice::Cuda
+                                                                 : DenoiseDevice::Auto;
+        denoise_on = resolve_denoise_device(asked, gpu_available(), 0);
+        if (std::string why = denoiser_problem(denoise_on, 0); !why.empty()) {
+            std::fprintf(stderr, "error: --denoise on the %s: %s\n",
+                         denoise_on == DenoiseDevice::Cuda ? "GPU (--denoise-device cuda)" : "CPU", why.c_str());
+            return kExitUsage;
+        }
+        if (std::string why = output_problem(aov_path(c.out, "denoised"), render_extensions(), "output");
+            !why.empty()) {
+            std::fprintf(stderr, "error: %s\n", why.c_str());
+            return kExitUsage;
+        }
     }
     std::vector<PartialFilm> parts;
     try {
@@ -882,6 +905,18 @@ int run_merge(const MergeCall& c) {
             }
         write_output(c.out, img, m, meta);
         std::string extra;
+        if (c.denoise) {  // with the albedo and normal the parts hold (rendered with --aov albedo,normal)
+            if (img.albedo.empty() || img.normal.empty())
+                std::fprintf(stderr,
+                             "warning: --denoise: the parts hold no albedo and normal AOVs (render them with --aov "
+                             "albedo,normal): denoised from the colour alone\n");
+            Image dn = denoise_image(img, denoise_on, 0);
+            ImageMetadata dmeta = meta;
+            dmeta.push_back({"wavepath:denoiser", std::string("oidn ") + denoise_device_name(denoise_on)});
+            const std::string dp = aov_path(c.out, "denoised");
+            write_image(dp, dn, dmeta);
+            extra += ", " + dp;
+        }
         if (extension_of(c.out) != ".wpfilm")
             for (const std::string& f : write_aov_files(c.out, img)) extra += ", " + f;
         std::printf("merged %zu parts of %s (%ux%u, %s of %u spp, rendered by %s %s) -> %s%s\n", parts.size(),
@@ -968,6 +1003,13 @@ int main(int argc, char** argv) {
     merge->add_option("-o,--output", mc.out, "the image (.exr, .png, .pfm) or a film (.wpfilm)")->required();
     merge->add_flag("--partial", mc.partial,
                     "write the image even if samples are missing (each pixel divided by the samples it has)");
+    merge->add_flag("--denoise", mc.denoise,
+                    "also write NAME.denoised.EXT: Intel Open Image Denoise with the albedo and normal AOVs the parts "
+                    "hold (render them with --aov albedo,normal)");
+    merge
+        ->add_option("--denoise-device", mc.denoise_device,
+                     "where --denoise runs: auto (OIDN's CUDA device where a GPU is usable, else the CPU), cpu, cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     auto* bench = app.add_subcommand("bench", "time scenes in both schedules: per-kernel table, JSON, SVG plot");
     BenchOptions bo;
     std::string bench_modes = "wavefront,megakernel";
