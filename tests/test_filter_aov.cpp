@@ -13,6 +13,7 @@
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
 #include "kernels/filter.h"
+#include "tests/cornell_reference.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 using namespace wp_test;
@@ -197,28 +198,6 @@ TEST(Filter, MitchellSignedWeightsAreUnbiased) {
     EXPECT_GT(hi, 1.0f);
 }
 
-namespace {
-struct Reference {
-    int w = 0, h = 0;
-    std::vector<float> rgb;
-};
-Reference load_reference() {
-    Reference r;
-    float* px = nullptr;
-    const char* err = nullptr;
-    std::string path = source_dir() + "/tests/data/cornell-reference-mitsuba.exr";
-    if (LoadEXR(&px, &r.w, &r.h, path.c_str(), &err) != TINYEXR_SUCCESS) {
-        ADD_FAILURE() << (err ? err : "cannot read the reference");
-        return r;
-    }
-    r.rgb.resize(size_t(r.w) * r.h * 3);
-    for (int i = 0; i < r.w * r.h; ++i)
-        for (int c = 0; c < 3; ++c) r.rgb[3 * i + c] = px[4 * i + c];
-    free(px);
-    return r;
-}
-}  // namespace
-
 // The reference (Mitsuba 3, rendered with its tent filter, tests/data) at the light's edge: the pixels the light
 // partly covers. A tent-filtered render is closer to it there than a box-filtered one. Only the camera segment is
 // traced (max_depth 1: the light's own emission, which decides these pixels), at the reference's 1024x1024. Every
@@ -382,12 +361,8 @@ TEST(Denoise, LowersTheRelMseOfA16sppCornellBoxThreefold) {
     ASSERT_EQ(why, "") << "scripts/install-deps.sh installs Open Image Denoise (pyoidn)";
     Reference ref = load_reference();
     ASSERT_EQ(ref.w, 1024);
-    const int W = 256, f = 4;
-    std::vector<float> small(size_t(W) * W * 3, 0.0f);
-    for (int y = 0; y < 1024; ++y)
-        for (int x = 0; x < 1024; ++x)
-            for (int c = 0; c < 3; ++c)
-                small[3 * ((y / f) * W + x / f) + c] += ref.rgb[3 * (size_t(y) * 1024 + x) + c] / float(f * f);
+    const int W = 256;
+    const std::vector<float> small = reference_blocks(ref, W);
     RenderParams rp;
     rp.width = rp.height = W;
     rp.spp = 16;
@@ -398,15 +373,7 @@ TEST(Denoise, LowersTheRelMseOfA16sppCornellBoxThreefold) {
     Image raw = render_cpu(cornell(), rp, Mode::Megakernel, o);
     Image dn = denoise_image(raw);
     ASSERT_EQ(dn.rgb.size(), raw.rgb.size());
-    auto relmse = [&](const Image& img) {
-        double s = 0;
-        for (size_t i = 0; i < small.size(); ++i) {
-            double e = img.rgb[i] - small[i];
-            s += e * e / (double(small[i]) * small[i] + 1e-2);
-        }
-        return s / double(small.size());
-    };
-    const double a = relmse(raw), b = relmse(dn);
+    const double a = relmse(raw.rgb, small), b = relmse(dn.rgb, small);
     std::printf("relMSE: 16 spp %.5f, denoised %.5f (%.1fx lower)\n", a, b, a / b);
     EXPECT_GT(a, 3 * b);
 }

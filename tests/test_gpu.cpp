@@ -15,6 +15,7 @@
 #include "kernels/aov.h"
 #include "kernels/gpu_stages.h"
 #include "host/render/render_limits.h"
+#include "tests/cornell_reference.h"
 #include "tests/cornell_scene.h"
 #include "tests/shard_checks.h"
 using namespace wp_test;
@@ -939,19 +940,10 @@ TEST(Gpu, DenoiserOnTheCudaDeviceLowersRelMseThreefoldAndAgreesWithTheCpu) {
     REQUIRE_GPU();
     ASSERT_EQ(resolve_denoise_device(DenoiseDevice::Auto, true, 0), DenoiseDevice::Cuda)
         << denoiser_problem(DenoiseDevice::Cuda, 0);
-    float* ref = nullptr;
-    int w = 0, h = 0;
-    const char* err = nullptr;
-    std::string path = source_dir() + "/tests/data/cornell-reference-mitsuba.exr";
-    ASSERT_EQ(LoadEXR(&ref, &w, &h, path.c_str(), &err), TINYEXR_SUCCESS) << (err ? err : "");
-    ASSERT_EQ(w, 1024);
-    const int W = 256, f = 4;
-    std::vector<float> small(size_t(W) * W * 3, 0.0f);
-    for (int y = 0; y < 1024; ++y)
-        for (int x = 0; x < 1024; ++x)
-            for (int c = 0; c < 3; ++c)
-                small[3 * ((y / f) * W + x / f) + c] += ref[4 * (size_t(y) * 1024 + x) + c] / float(f * f);
-    free(ref);
+    Reference ref = load_reference();
+    ASSERT_EQ(ref.w, 1024);
+    const int W = 256;
+    const std::vector<float> small = reference_blocks(ref, W);
     RenderParams rp;
     rp.width = rp.height = W;
     rp.spp = 16;
@@ -967,14 +959,6 @@ TEST(Gpu, DenoiserOnTheCudaDeviceLowersRelMseThreefoldAndAgreesWithTheCpu) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     Image cpu = denoise_image(raw, DenoiseDevice::Cpu, 0);
     ASSERT_EQ(gpu.rgb.size(), raw.rgb.size());
-    auto relmse = [](const std::vector<float>& img, const std::vector<float>& to) {
-        double s = 0;
-        for (size_t i = 0; i < to.size(); ++i) {
-            double e = img[i] - to[i];
-            s += e * e / (double(to[i]) * to[i] + 1e-2);
-        }
-        return s / double(to.size());
-    };
     const double a = relmse(raw.rgb, small), b = relmse(gpu.rgb, small), c = relmse(cpu.rgb, small);
     const double between = relmse(gpu.rgb, cpu.rgb);
     std::printf("relMSE: 16 spp %.5f, CUDA-denoised %.5f (%.1fx lower, %.1f ms), CPU-denoised %.5f; CUDA vs CPU %.6f\n",
