@@ -368,6 +368,11 @@ void print_summary(const std::vector<Job>& jobs) {
     std::printf("%zu of %zu scenes rendered\n", ok, jobs.size());
 }
 
+// --denoise-device's value (CLI11 has checked it is auto, cpu or cuda).
+DenoiseDevice denoise_device_of(const std::string& v) {
+    return v == "cpu" ? DenoiseDevice::Cpu : v == "cuda" ? DenoiseDevice::Cuda : DenoiseDevice::Auto;
+}
+
 // `wavepath render`: outputs checked, every scene loaded, then the renders.
 struct RenderCall {
     std::vector<std::string> scenes;
@@ -487,9 +492,7 @@ int run_render(const RenderCall& c) {
     DenoiseDevice denoise_on = DenoiseDevice::Cpu;
     const int denoise_gpu = rs.options.devices.empty() ? 0 : rs.options.devices[0];
     if (c.denoise) {
-        const DenoiseDevice asked = c.denoise_device == "cpu"    ? DenoiseDevice::Cpu
-                                    : c.denoise_device == "cuda" ? DenoiseDevice::Cuda
-                                                                 : DenoiseDevice::Auto;
+        const DenoiseDevice asked = denoise_device_of(c.denoise_device);
         denoise_on = resolve_denoise_device(asked, be == Backend::Gpu, denoise_gpu);
         if (std::string why = denoiser_problem(denoise_on, denoise_gpu); !why.empty()) {
             std::fprintf(stderr, "error: --denoise on the %s: %s\n",
@@ -824,9 +827,7 @@ int run_merge(const MergeCall& c) {
             std::fprintf(stderr, "error: --denoise writes an image: not with a film output (%s)\n", c.out.c_str());
             return kExitUsage;
         }
-        const DenoiseDevice asked = c.denoise_device == "cpu"    ? DenoiseDevice::Cpu
-                                    : c.denoise_device == "cuda" ? DenoiseDevice::Cuda
-                                                                 : DenoiseDevice::Auto;
+        const DenoiseDevice asked = denoise_device_of(c.denoise_device);
         denoise_on = resolve_denoise_device(asked, gpu_available(), 0);
         if (std::string why = denoiser_problem(denoise_on, 0); !why.empty()) {
             std::fprintf(stderr, "error: --denoise on the %s: %s\n",

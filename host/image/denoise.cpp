@@ -186,14 +186,7 @@ std::string denoiser_problem(DenoiseDevice d, int cuda_id) {
     const Oidn& o = oidn();
     if (!o.problem.empty()) return o.problem;
     try {
-        if (d == DenoiseDevice::Auto) {
-            try {
-                Device dev(o, DenoiseDevice::Cpu, 0);
-                return "";
-            } catch (const std::exception&) { Device dev(o, DenoiseDevice::Cuda, cuda_id); }
-        } else {
-            Device dev(o, d, cuda_id);
-        }
+        Device dev(o, d == DenoiseDevice::Auto ? DenoiseDevice::Cpu : d, cuda_id);
     } catch (const std::exception& e) { return e.what(); }
     return "";
 }

@@ -21,8 +21,8 @@ const char* denoise_device_name(DenoiseDevice d);  // "auto", "cpu", "cuda"
 // backend; cuda_id: its CUDA device.
 DenoiseDevice resolve_denoise_device(DenoiseDevice requested, bool gpu_render, int cuda_id = 0);
 
-// "" when the denoiser can be loaded and makes a device of this kind (Cuda: on CUDA device cuda_id; Auto: either);
-// else why not, saying what was tried.
+// "" when the denoiser can be loaded and makes a device of this kind (Cuda: on CUDA device cuda_id; Auto: the CPU, as
+// in denoise_image); else why not, saying what was tried.
 std::string denoiser_problem(DenoiseDevice d = DenoiseDevice::Cpu, int cuda_id = 0);
 
 // img's beauty denoised (albedo and normal used when present and the same size) on device d (Auto: as
