@@ -372,10 +372,10 @@ shards_aov)
   for f in "" .albedo .normal .depth .position; do
     cmp -s mmerged$f.pfm mfull$f.pfm || fail "Mitchell: mmerged$f.pfm differs from the 4-spp render's"
   done
-  # --denoise stays refused with shards
+  # --denoise is refused with shards (a part is not an image: merge --denoise denoises the whole)
   run dn "$WP" render "${R[@]}" --samples 0:2 --denoise -o d.wpfilm
   want_rc "--denoise with --samples" 2
-  has dn "--denoise is not supported with --samples or --resume"
+  has dn "--denoise with --samples: a part is not an image"
   ok "AOVs and Mitchell over shards: 0:2 + 2:2 merged = the 4-spp render's image and AOV files byte for byte"
   ;;
 merge_refuses)
@@ -528,7 +528,25 @@ denoise)
   run mw "$WP" merge p1.wpfilm p2.wpfilm --denoise -o mw.wpfilm
   want_rc "merge --denoise to a film" 2
   has mw "not with a film output"
-  ok "--denoise: NAME.denoised.EXT beside the image; --denoise-device checked before any work; merge --denoise of shards equals render --denoise"
+  # --resume --denoise: the film's guides (rendered as AOVs) denoise the resumed image, byte for byte the single
+  # render's; a film without them denoises the beauty alone, with a warning; without --denoise, the hint names it
+  run mf "$WP" merge p1.wpfilm p2.wpfilm -o mf.wpfilm
+  want_rc "merge to a film" 0
+  run rd "$WP" render "$S/cornell-box.json" --backend cpu --resume mf.wpfilm --denoise --denoise-device cpu -o rd.pfm
+  want_rc "resume --denoise" 0
+  cmp -s rd.pfm sd.pfm || fail "resumed image is not the single render's"
+  cmp -s rd.denoised.pfm sd.denoised.pfm || fail "resume --denoise differs from render --denoise"
+  [ ! -e rd.albedo.pfm ] || fail "rd.albedo.pfm written without --aov"
+  run rn "$WP" render "$S/cornell-box.json" --backend cpu --resume mf.wpfilm -o rn.pfm
+  want_rc "resume of a film with the guides, without --denoise" 2
+  has rn "resume it with --aov albedo,normal (or --denoise, whose guides they are)"
+  run pl "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --samples 0:4 -o pl.wpfilm
+  run rb "$WP" render "$S/cornell-box.json" --backend cpu --resume pl.wpfilm --denoise --denoise-device cpu -o rb.pfm
+  want_rc "resume --denoise of a film without the guides" 0
+  has rb "the denoiser runs on the beauty alone"
+  [ -s rb.denoised.pfm ] || fail "no rb.denoised.pfm"
+  cmp -s rb.denoised.pfm sd.denoised.pfm && fail "the denoiser without guides gave the guided image"
+  ok "--denoise: NAME.denoised.EXT beside the image; --denoise-device checked before any work; merge --denoise of shards and resume --denoise of their film equal render --denoise"
   ;;
 devices)
   # issue 24: --devices splits a GPU render over devices; its usage errors exit 2 naming the option and the count

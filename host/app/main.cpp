@@ -373,6 +373,23 @@ DenoiseDevice denoise_device_of(const std::string& v) {
     return v == "cpu" ? DenoiseDevice::Cpu : v == "cuda" ? DenoiseDevice::Cuda : DenoiseDevice::Auto;
 }
 
+// The AOVs --denoise renders as its guides.
+uint32_t denoise_guides(bool denoise) { return denoise ? uint32_t(kAovAlbedo | kAovNormal) : 0u; }
+
+// The command-line options for the AOVs `aovs` and the denoiser: "--denoise --aov albedo,depth", "" for neither.
+std::string aov_options(uint32_t aovs, bool denoise) {
+    std::string o = denoise ? "--denoise" : "";
+    if (aovs) o += (o.empty() ? "--aov " : " --aov ") + aov_names(aovs);
+    return o;
+}
+
+// The options that resume a film holding the AOVs `aovs`, for a command with or without --denoise: with --denoise
+// (and the film holding its guides), --aov names the others.
+std::string resume_aov_options(uint32_t aovs, bool denoise) {
+    const uint32_t g = denoise_guides(true);
+    return denoise && (aovs & g) == g ? aov_options(aovs & ~g, true) : aov_options(aovs, false);
+}
+
 // `wavepath render`: outputs checked, every scene loaded, then the renders.
 struct RenderCall {
     std::vector<std::string> scenes;
@@ -433,10 +450,10 @@ int run_render(const RenderCall& c) {
     }
     const bool both = c.mode == "both";
     // (AOVs are kept as exact sums in the partial film, as the beauty: shards and resumes carry them)
-    if ((shard || resuming) && c.denoise)
+    if (shard && c.denoise)
         problems.push_back(
-            "--denoise is not supported with --samples or --resume yet: render the AOVs (--aov albedo,normal) into "
-            "the parts and denoise the merged image (wavepath merge --denoise)");
+            "--denoise with --samples: a part is not an image; render the AOVs (--aov albedo,normal) into the parts "
+            "and denoise the merged image (wavepath merge --denoise)");
     std::map<std::string, std::string> owner;  // output -> scene
     for (size_t i = 0; i < jobs.size(); ++i) {
         Job& j = jobs[i];
@@ -520,11 +537,17 @@ int run_render(const RenderCall& c) {
             std::fprintf(stderr, "error: --resume: %s\n", e.what());
             return kExitInput;
         }
-        // the AOVs continue as the film holds them: their sums over the earlier samples are in it
-        if (resumed.aovs != c.aovs) {
+        // the AOVs continue as the film holds them: their sums over the earlier samples are in it. --denoise renders
+        // its guides (albedo, normal) as AOVs: a film of a render with --denoise holds them; one without them is
+        // denoised from the beauty alone.
+        if (resumed.aovs != (c.aovs | denoise_guides(c.denoise)) && !(c.denoise && resumed.aovs == c.aovs)) {
             if (resumed.aovs)
-                std::fprintf(stderr, "error: --resume %s holds the AOVs %s: resume it with --aov %s\n",
-                             c.resume.c_str(), aov_names(resumed.aovs).c_str(), aov_names(resumed.aovs).c_str());
+                std::fprintf(
+                    stderr, "error: --resume %s holds the AOVs %s: resume it with %s%s\n", c.resume.c_str(),
+                    aov_names(resumed.aovs).c_str(), resume_aov_options(resumed.aovs, c.denoise).c_str(),
+                    !c.denoise && (resumed.aovs & denoise_guides(true)) == denoise_guides(true)
+                        ? (" (or " + resume_aov_options(resumed.aovs, true) + ", whose guides they are)").c_str()
+                        : "");
             else
                 std::fprintf(stderr,
                              "error: --resume %s holds no AOVs (its samples so far were rendered without --aov): "
@@ -532,6 +555,11 @@ int run_render(const RenderCall& c) {
                              c.resume.c_str());
             return kExitUsage;
         }
+        if (c.denoise && (resumed.aovs & denoise_guides(true)) != denoise_guides(true))
+            std::fprintf(stderr,
+                         "warning: --denoise: %s holds no albedo and normal AOVs (its samples so far were rendered "
+                         "without them): the denoiser runs on the beauty alone\n",
+                         c.resume.c_str());
     }
 
     // 3. every scene loaded and checked before the first render; the errors reported together
@@ -601,7 +629,7 @@ int run_render(const RenderCall& c) {
             opt.sample_end = target_end = resumed.target_end;
         }
         const uint64_t scene_hash = scene_fingerprint(ls.data);
-        opt.aovs = c.aovs | (c.denoise ? uint32_t(kAovAlbedo | kAovNormal) : 0u);  // the denoiser's guides
+        opt.aovs = resuming ? resumed.aovs : c.aovs | denoise_guides(c.denoise);  // (as checked in 2.)
         std::vector<Image> images;
         std::vector<RenderStats> all;
         bool failed = false;
@@ -734,9 +762,12 @@ int run_render(const RenderCall& c) {
                                  range_text(film.begin, film.end, np).c_str(),
                                  (unsigned long long)(film.end - film.begin),
                                  (unsigned long long)(film.target_end - film.begin));
+                    // (this command's own --aov and --denoise where it denoises: they match the film, as checked)
+                    std::string resume_hint = c.denoise ? aov_options(c.aovs, true) : aov_options(film.aovs, false);
+                    if (!resume_hint.empty()) resume_hint.insert(0, " ");
                     if (!resume_from.empty())
                         std::fprintf(stderr, "resume: wavepath render %s --resume %s%s -o OUTPUT\n", j.scene.c_str(),
-                                     resume_from.c_str(), film.aovs ? (" --aov " + aov_names(film.aovs)).c_str() : "");
+                                     resume_from.c_str(), resume_hint.c_str());
                     j.status = "interrupted";
                     interrupted = true;
                     break;
