@@ -60,6 +60,37 @@ inline RenderParams range_params(bool mitchell) {
     return rp;
 }
 
+// The parts [cut, all) and [0, cut) of rp's render (in that order, on purpose) rendered with options o, each
+// through a .wpfilm as `wavepath merge` reads it, and merged: the merged film's image (every sample in it).
+inline Image render_parts_and_merge(const RenderFn& render, const SceneData& sd, const RenderParams& rp, Mode m,
+                                    const RenderOptions& o, uint64_t cut, const char* tag) {
+    const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp, h = scene_fingerprint(sd);
+    std::vector<PartialFilm> parts;
+    for (auto [b, e] : {std::pair<uint64_t, uint64_t>{cut, all}, {0, cut}}) {
+        RenderOptions p = o;
+        p.sample_begin = b;
+        p.sample_end = e;
+        Image img = render(sd, rp, m, p);
+        EXPECT_EQ(img.first, b);
+        EXPECT_EQ(img.samples, e - b);
+        EXPECT_FALSE(img.interrupted);
+        const std::string path =
+            temp_dir() + tag + "-" + mode_name(m) + "-" + std::to_string(cut) + "-" + std::to_string(b) + ".wpfilm";
+        write_film(path, film_of(img, rp, h, "cornell", e));
+        parts.push_back(read_film(path));
+        EXPECT_EQ(parts.back().aovs, o.aovs);
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> missing;
+    PartialFilm merged = merge_films(parts, {"b.wpfilm", "a.wpfilm"}, missing);
+    EXPECT_TRUE(missing.empty());
+    for (const PartialFilm& f : parts) EXPECT_NE(f.sum, merged.sum) << "a part alone is not the whole";
+    if (o.aovs)
+        for (const PartialFilm& f : parts) EXPECT_NE(f.aov_sum, merged.aov_sum);
+    Image img = film_image(merged);
+    EXPECT_EQ(img.samples, all);
+    return img;
+}
+
 // Shards 0:2 and 2:2 (and a split mid-pass), through the .wpfilm and merged, against the single render of rp with
 // the AOVs `aovs`: the beauty (Mitchell's two films) and the AOVs bit for bit.
 inline void check_range_merge_bit_identical(const RenderFn& render, Mode m, const RenderParams& rp, uint32_t aovs) {
@@ -83,28 +114,8 @@ inline void check_range_merge_bit_identical(const RenderFn& render, Mode m, cons
         for (float v : full.albedo) a += v;
         ASSERT_GT(a, 0.0);
     }
-    const uint64_t h = scene_fingerprint(sd);
     for (uint64_t cut : {2 * np, 2 * np + 123}) {
-        std::vector<PartialFilm> parts;
-        for (auto [b, e] : {std::pair<uint64_t, uint64_t>{cut, all}, {0, cut}}) {  // (out of order on purpose)
-            RenderOptions p = o;
-            p.sample_begin = b;
-            p.sample_end = e;
-            Image img = render(sd, rp, m, p);
-            EXPECT_EQ(img.first, b);
-            EXPECT_EQ(img.samples, e - b);
-            EXPECT_NE(img.sum, full.sum);
-            if (aovs) EXPECT_NE(img.aov_sum, full.aov_sum);  // a part alone is not the whole
-            const std::string path = temp_dir() + "range-" + mode_name(m) + "-" + std::to_string(b) + ".wpfilm";
-            write_film(path, film_of(img, rp, h, "cornell", e));  // through the file, as `wavepath merge` reads it
-            parts.push_back(read_film(path));
-            EXPECT_EQ(parts.back().aovs, aovs);
-        }
-        std::vector<std::pair<uint64_t, uint64_t>> missing;
-        PartialFilm merged = merge_films(parts, {"b.wpfilm", "a.wpfilm"}, missing);
-        EXPECT_TRUE(missing.empty());
-        Image img = film_image(merged);
-        EXPECT_EQ(img.samples, all);
+        const Image img = render_parts_and_merge(render, sd, rp, m, o, cut, "range");
         const char* what = cut % np ? "split mid-pass" : "shards 0:2 + 2:2";
         expect_same_pixels(img, full, what);
         expect_same_aovs(img, full, what);
@@ -123,27 +134,9 @@ inline void check_shards_merge_bit_identical(const RenderFn& render, Mode m) {
     double lit = 0;
     for (float v : full.rgb) lit += v;
     ASSERT_GT(lit, 0.0);
-    const uint64_t h = scene_fingerprint(sd);
-    for (uint64_t cut : {3 * np, 3 * np + 123}) {
-        std::vector<PartialFilm> parts;
-        for (auto [b, e] : {std::pair<uint64_t, uint64_t>{cut, all}, {0, cut}}) {  // (out of order on purpose)
-            RenderOptions o = full_opt;
-            o.sample_begin = b;
-            o.sample_end = e;
-            Image img = render(sd, rp, m, o);
-            EXPECT_EQ(img.first, b);
-            EXPECT_EQ(img.samples, e - b);
-            EXPECT_FALSE(img.interrupted);
-            EXPECT_NE(img.sum, full.sum);  // a part alone is not the whole
-            parts.push_back(film_of(img, rp, h, "cornell", e));
-        }
-        std::vector<std::pair<uint64_t, uint64_t>> missing;
-        PartialFilm merged = merge_films(parts, {"b.wpfilm", "a.wpfilm"}, missing);
-        EXPECT_TRUE(missing.empty());
-        Image img = film_image(merged);
-        EXPECT_EQ(img.samples, all);
-        expect_same_pixels(img, full, cut % np ? "split mid-pass" : "shards 0:3 + 3:5");
-    }
+    for (uint64_t cut : {3 * np, 3 * np + 123})
+        expect_same_pixels(render_parts_and_merge(render, sd, rp, m, full_opt, cut, "shards"), full,
+                           cut % np ? "split mid-pass" : "shards 0:3 + 3:5");
 }
 
 // An interrupted render (cancelled from its progress callback) continued from the exact prefix it holds. rp: large
