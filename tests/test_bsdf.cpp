@@ -4,7 +4,9 @@
 #include <random>
 #include <vector>
 #include "kernels/bsdf.h"
+#include "tests/chi2.h"
 using namespace wp;
+using wp_test::chi2_crit;
 
 namespace {
 MatParams mat(MatType t, float alpha, float metallic = 0.0f) {
@@ -52,29 +54,9 @@ double chi2_stat(const MatParams& m, vec3 wo, int n, int nt, int np, int& dof, d
             expct[it * np + ip] = acc * cell * n;
             pdf_integral += acc * cell;
         }
-    // pool cells with small expectation (standard practice, as in Mitsuba's chi2 test)
-    double stat = 0, pooled_o = 0, pooled_e = 0;
-    dof = -1;
-    for (int i = 0; i < nt * np; ++i) {
-        if (expct[i] < 5) {
-            pooled_o += obs[i];
-            pooled_e += expct[i];
-        } else {
-            stat += sqr(float(obs[i] - expct[i])) / expct[i];
-            ++dof;
-        }
-    }
-    if (pooled_e > 5) {
-        stat += (pooled_o - pooled_e) * (pooled_o - pooled_e) / pooled_e;
-        ++dof;
-    }
-    return stat;
-}
-// Upper critical value of chi-square (Wilson-Hilferty), significance ~1e-4 (z = 3.72).
-double chi2_crit(int dof) {
-    double z = 3.72, k = dof;
-    double c = 1 - 2 / (9 * k) + z * std::sqrt(2 / (9 * k));
-    return k * c * c * c;
+    const wp_test::Chi2 r = wp_test::pearson_chi2(obs, expct);
+    dof = r.dof;
+    return r.stat;
 }
 }  // namespace
 

@@ -14,18 +14,12 @@
 #include "kernels/aov.h"
 #include "kernels/filter.h"
 #include "tests/cornell_reference.h"
+#include "tests/chi2.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 using namespace wp_test;
 
 namespace {
-
-// Upper critical value of chi-square (Wilson-Hilferty), significance ~1e-4 (z = 3.72), as tests/test_bsdf.cpp.
-double chi2_crit(int dof) {
-    double z = 3.72, k = dof;
-    double c = 1 - 2 / (9 * k) + z * std::sqrt(2 / (9 * k));
-    return k * c * c * c;
-}
 
 // Integral of |f1| over [a, b] by composite Simpson on the filter's own value (independent of its CDF code).
 double integral_abs(uint32_t type, float r, float sigma, double a, double b, int n = 256) {
@@ -67,23 +61,12 @@ TEST_P(FilterChi2, OffsetsFollowTheFilter) {
         int bx = std::min(nb - 1, int((o.x + r) / (2 * r) * nb)), by = std::min(nb - 1, int((o.y + r) / (2 * r) * nb));
         count[by * nb + bx] += 1;
     }
-    double stat = 0, pooled_obs = 0, pooled_exp = 0;
-    int dof = -1;
+    std::vector<double> expected(nb * nb);
     for (int y = 0; y < nb; ++y)
-        for (int x = 0; x < nb; ++x) {
-            double e = p1[x] * p1[y] * n, o = count[y * nb + x];
-            if (e < 5) {
-                pooled_obs += o;
-                pooled_exp += e;
-                continue;
-            }
-            stat += (o - e) * (o - e) / e;
-            ++dof;
-        }
-    if (pooled_exp > 0) {
-        stat += (pooled_obs - pooled_exp) * (pooled_obs - pooled_exp) / std::max(pooled_exp, 1e-9);
-        ++dof;
-    }
+        for (int x = 0; x < nb; ++x) expected[y * nb + x] = p1[x] * p1[y] * n;
+    const Chi2 c2 = pearson_chi2(count, expected, 0.0);
+    const double stat = c2.stat;
+    const int dof = c2.dof;
     std::printf("%s radius %g: chi2 %.1f, dof %d, critical %.1f\n", GetParam().name, r, stat, dof, chi2_crit(dof));
     EXPECT_LT(stat, chi2_crit(dof));
 }
