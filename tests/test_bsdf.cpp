@@ -1,6 +1,7 @@
 // Sampling routines against their own pdfs: chi-square over a (theta, phi) grid, pdf normalisation,
 // reciprocity and finite weights.
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <random>
 #include <vector>
 #include "kernels/bsdf.h"
@@ -129,4 +130,40 @@ TEST(Fresnel, ComplexIorMatchesDielectricWhenKZero) {
         EXPECT_NEAR(fresnel_complex1(c, 1.5f, 0.0f), fresnel_dielectric(c, 1.5f), 1e-4f);
     EXPECT_NEAR(fresnel_dielectric(1.0f, 1.5f), 0.04f, 1e-4f);
     EXPECT_EQ(fresnel_dielectric(-0.1f, 1.5f), 1.0f);  // total internal reflection leaving glass at grazing
+}
+
+// The geometric samplers on their own, by chi-square on equal-area grids: the concentric disk (the thin lens's
+// aperture) on rings of equal area (r^2) and sectors, the uniform sphere (a sphere light seen from inside) on bands
+// of equal height (z) and sectors; each expects n / cells everywhere.
+TEST(Sampling, ConcentricDiskAndUniformSphereAreUniformChi2) {
+    const int nr = 16, ns = 32, n = 400000;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> U(0.0f, 1.0f);
+    auto sector = [&](float y, float x) {
+        float phi = atan2f(y, x);
+        if (phi < 0) phi += 2 * kPi;
+        return std::min(ns - 1, int(phi / (2 * kPi) * ns));
+    };
+    std::vector<double> disk(nr * ns, 0.0), sphere(nr * ns, 0.0), expected(nr * ns, double(n) / (nr * ns));
+    for (int i = 0; i < n; ++i) {
+        const vec2 d = sample_disk_concentric(vec2(U(rng), U(rng)));
+        const float r2 = glm::dot(d, d);
+        ASSERT_LE(r2, 1.0f + 1e-6f);
+        disk[std::min(nr - 1, int(r2 * nr)) * ns + sector(d.y, d.x)] += 1;
+        const vec3 w = sample_uniform_sphere(vec2(U(rng), U(rng)));
+        ASSERT_NEAR(glm::length(w), 1.0f, 1e-5f);
+        sphere[std::min(nr - 1, int((1 - w.z) * 0.5f * nr)) * ns + sector(w.y, w.x)] += 1;
+    }
+    for (auto [name, obs] : {std::pair<const char*, const std::vector<double>*>{"disk", &disk}, {"sphere", &sphere}}) {
+        const wp_test::Chi2 c = wp_test::pearson_chi2(*obs, expected);
+        EXPECT_EQ(c.dof, nr * ns - 1) << name;
+        EXPECT_LT(c.stat, chi2_crit(c.dof)) << name;
+    }
+    // the negative control: the disk's radius taken uniformly (denser toward the centre) fails the same test
+    std::vector<double> wrong(nr * ns, 0.0);
+    for (int i = 0; i < n; ++i) {
+        const float r = U(rng), phi = 2 * kPi * U(rng);
+        wrong[std::min(nr - 1, int(r * r * nr)) * ns + sector(sinf(phi), cosf(phi))] += 1;
+    }
+    EXPECT_GT(wp_test::pearson_chi2(wrong, expected).stat, 10 * chi2_crit(nr * ns - 1));
 }
