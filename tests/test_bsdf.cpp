@@ -167,3 +167,43 @@ TEST(Sampling, ConcentricDiskAndUniformSphereAreUniformChi2) {
     }
     EXPECT_GT(wp_test::pearson_chi2(wrong, expected).stat, 10 * chi2_crit(nr * ns - 1));
 }
+
+// The smooth dielectric's two delta lobes: reflection chosen with the Fresnel probability (a binomial count within
+// 4.5 standard deviations), its pdf F and 1 - F, the mirror direction and Snell's law for the refraction, from both
+// sides (inside: total internal reflection past the critical angle); the throughput f |cos| / pdf is the tint (one
+// for white glass) apart from the radiance scaling 1 / eta^2.
+TEST(Bsdf, SmoothDielectricChoosesByFresnelAndObeysSnell) {
+    MatParams m = mat(MatType::Dielectric, 0.0f);
+    m.color = vec3(1.0f);
+    std::mt19937 rng(17);
+    std::uniform_real_distribution<float> U(0.0f, 1.0f);
+    for (float cos_o : {0.95f, 0.6f, 0.2f, -0.9f, -0.5f, -0.7f}) {
+        const vec3 wo = glm::normalize(dir_from(cos_o, 0.7f));
+        const float F = fresnel_dielectric(wo.z, m.ior), etap = wo.z > 0 ? m.ior : 1.0f / m.ior;
+        const int n = 200000;
+        int reflected = 0;
+        for (int i = 0; i < n; ++i) {
+            BsdfSample s;
+            ASSERT_TRUE(bsdf_sample(m, wo, U(rng), vec2(U(rng), U(rng)), s)) << cos_o;
+            ASSERT_TRUE(s.delta);
+            const vec3 w = s.f * fabsf(s.wi.z) / s.pdf;
+            if (s.wi.z * wo.z > 0) {  // reflection: the mirror direction, pdf F, throughput one
+                ++reflected;
+                ASSERT_NEAR(s.wi.x, -wo.x, 1e-6f);
+                ASSERT_NEAR(s.wi.y, -wo.y, 1e-6f);
+                ASSERT_NEAR(s.wi.z, wo.z, 1e-6f);
+                ASSERT_NEAR(s.pdf, F, 1e-6f);
+                ASSERT_NEAR(w.x, 1.0f, 1e-5f);
+            } else {  // refraction: tangential part scaled by 1 / etap and reversed, unit length, pdf 1 - F
+                ASSERT_NEAR(s.wi.x, -wo.x / etap, 1e-5f);
+                ASSERT_NEAR(s.wi.y, -wo.y / etap, 1e-5f);
+                ASSERT_NEAR(glm::length(s.wi), 1.0f, 1e-5f);
+                ASSERT_NEAR(s.pdf, 1.0f - F, 1e-6f);
+                ASSERT_NEAR(w.x, 1.0f / (etap * etap), 1e-5f);
+            }
+        }
+        const double sd = std::sqrt(double(n) * F * (1 - F)) + 1e-9;
+        EXPECT_LE(std::fabs(reflected - double(n) * F), 4.5 * sd + 0.5) << "cos_o " << cos_o << ", F " << F;
+        if (cos_o == -0.5f) EXPECT_EQ(F, 1.0f);  // inside glass of 1.5 past the critical angle (cos 0.745)
+    }
+}
