@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include "host/render/render.h"
+#include "kernels/aov.h"
 #include "tests/cornell_scene.h"
 
 namespace wp_test {
@@ -41,6 +43,22 @@ inline std::vector<float> reference_blocks(const Reference& ref, int W) {
             for (int c = 0; c < 3; ++c)
                 small[3 * ((y / f) * W + x / f) + c] += ref.rgb[3 * (size_t(y) * ref.w + x) + c] / float(f * f);
     return small;
+}
+
+// The denoiser tests' render (CPU: tests/test_filter_aov.cpp, GPU: tests/test_gpu.cpp): the Cornell box at W x W,
+// 16 spp, Mitsuba's depth of 65, seed 1, with the albedo and normal AOVs the denoiser takes as guides.
+struct DenoiseCase {
+    RenderParams rp;
+    RenderOptions o;
+};
+inline DenoiseCase denoise_case(int W) {
+    DenoiseCase c;
+    c.rp.width = c.rp.height = W;
+    c.rp.spp = 16;
+    c.rp.max_depth = 65;
+    c.rp.seed = 1;
+    c.o.aovs = kAovAlbedo | kAovNormal;
+    return c;
 }
 
 // Relative MSE of img against `to` (same size), with 1e-2 in the denominator against division by black.

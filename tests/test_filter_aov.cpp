@@ -346,14 +346,8 @@ TEST(Denoise, LowersTheRelMseOfA16sppCornellBoxThreefold) {
     ASSERT_EQ(ref.w, 1024);
     const int W = 256;
     const std::vector<float> small = reference_blocks(ref, W);
-    RenderParams rp;
-    rp.width = rp.height = W;
-    rp.spp = 16;
-    rp.max_depth = 65;
-    rp.seed = 1;
-    RenderOptions o;
-    o.aovs = kAovAlbedo | kAovNormal;
-    Image raw = render_cpu(cornell(), rp, Mode::Megakernel, o);
+    const DenoiseCase c = denoise_case(W);
+    Image raw = render_cpu(cornell(), c.rp, Mode::Megakernel, c.o);
     Image dn = denoise_image(raw);
     ASSERT_EQ(dn.rgb.size(), raw.rgb.size());
     const double a = relmse(raw.rgb, small), b = relmse(dn.rgb, small);

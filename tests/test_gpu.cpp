@@ -944,14 +944,8 @@ TEST(Gpu, DenoiserOnTheCudaDeviceLowersRelMseThreefoldAndAgreesWithTheCpu) {
     ASSERT_EQ(ref.w, 1024);
     const int W = 256;
     const std::vector<float> small = reference_blocks(ref, W);
-    RenderParams rp;
-    rp.width = rp.height = W;
-    rp.spp = 16;
-    rp.max_depth = 65;
-    rp.seed = 1;
-    RenderOptions o;
-    o.aovs = kAovAlbedo | kAovNormal;
-    Image raw = render_gpu(cornell(), rp, Mode::Wavefront, o);
+    const DenoiseCase dc = denoise_case(W);
+    Image raw = render_gpu(cornell(), dc.rp, Mode::Wavefront, dc.o);
     ASSERT_EQ(raw.albedo.size(), raw.rgb.size());
     denoise_image(raw, DenoiseDevice::Cuda, 0);  // warm-up: the CUDA device loads its kernels
     const auto t0 = std::chrono::steady_clock::now();
