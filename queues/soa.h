@@ -8,7 +8,7 @@
 //     WP_RECORD(Foo, WP_FOO_MEMBERS)                     // struct Foo { vec3 p; float weight; uint32_t id; };
 //     WP_SOA(FooSoA, Foo, WP_FOO_MEMBERS, WP_FOO_ARRAYS)
 // WP_SOA expands into FooSoA: a pointer per array (device arrays on the GPU, host arrays on the CPU), load(i) and
-// store(i, item) (one 128- or 32-bit load or store per array; the lanes packed and unpacked by the lane_* functions
+// store(i, item) (one 128- or 32-bit streaming load or store per array, below; the lanes packed and unpacked by the lane_* functions
 // below), copy(dst, src, i) of item i between queues, visit() over the arrays for allocation, and kBytesPerItem.
 // Adding a member adds it everywhere: the struct, allocation, load, store and compaction's gather. WP_SOA also
 // serves a struct declared elsewhere (Hit, the traversal's result) whose members the list names.
@@ -33,6 +33,41 @@ WP_HD U1 load4(const U1* p) {
 #endif
 }
 WP_HD void store4(U1* p, const U1& v) { *p = v; }
+
+// Queue records stream: each is written by one kernel and read by the next one or two, and the queues (8M paths,
+// about half a gigabyte) are many times the L2 cache. On the GPU their loads and stores carry the streaming cache
+// operator (ld/st.global.cs: evict first), so that they do not push out of L2 what the kernels reuse: the film,
+// whose 64-bit atomics otherwise miss L2 and become DRAM read-modify-writes, and the scene's tree and primitives.
+// RTIOW's wavefront 9.35 -> 8.57 ms, Cornell 12.7 -> 12.0 (profiling/LOG.md entry 47). Same values as load4/store4.
+WP_HD F4 load_stream(const F4* p) {
+#if defined(__CUDA_ARCH__)
+    const float4 v = __ldcs(reinterpret_cast<const float4*>(p));
+    return F4{v.x, v.y, v.z, v.w};
+#else
+    return *p;
+#endif
+}
+WP_HD U1 load_stream(const U1* p) {
+#if defined(__CUDA_ARCH__)
+    return __ldcs(p);
+#else
+    return *p;
+#endif
+}
+WP_HD void store_stream(F4* p, const F4& v) {
+#if defined(__CUDA_ARCH__)
+    __stcs(reinterpret_cast<float4*>(p), make_float4(v.x, v.y, v.z, v.w));
+#else
+    *p = v;
+#endif
+}
+WP_HD void store_stream(U1* p, const U1& v) {
+#if defined(__CUDA_ARCH__)
+    __stcs(p, v);
+#else
+    *p = v;
+#endif
+}
 
 // Lane access: get_<lane>(record, member) unpacks, set_<lane>(record, member) packs into a record that starts at
 // zero (lanes nobody sets stay zero).
@@ -63,11 +98,11 @@ WP_HD void lane_set_hi16(U1& r, uint32_t v) { r |= v << 16; }
 #define WP_SOA_POINTER_(T, array) T* array = nullptr;
 #define WP_SOA_SIZE_(T, array) +sizeof(T)
 #define WP_SOA_ZERO_(T, array) T array##_r{};
-#define WP_SOA_READ_(T, array) const T array##_r = load4(array + i);
-#define WP_SOA_WRITE_(T, array) store4(array + i, array##_r);
+#define WP_SOA_READ_(T, array) const T array##_r = load_stream(array + i);
+#define WP_SOA_WRITE_(T, array) store_stream(array + i, array##_r);
 #define WP_SOA_GET_(T, name, array, lane) lane_get_##lane(array##_r, it.name);
 #define WP_SOA_SET_(T, name, array, lane) lane_set_##lane(array##_r, it.name);
-#define WP_SOA_COPY_(T, array) store4(array + dst, load4(src.array + i));
+#define WP_SOA_COPY_(T, array) store_stream(array + dst, load_stream(src.array + i));
 #define WP_SOA_VISIT_(T, array) f(reinterpret_cast<void**>(&array), sizeof(T), #array);
 
 // struct Name { a member per entry of MEMBERS }
