@@ -85,6 +85,34 @@ WP_HD float max_comp(vec3 v) { return glm::max(v.x, glm::max(v.y, v.z)); }
 WP_HD float luminance(vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
 WP_HD float sqr(float x) { return x * x; }
 WP_HD float safe_sqrt(float x) { return sqrtf(glm::max(x, 0.0f)); }
+// a * b + c, dot and cross products with their multiply-adds fused explicitly on the device (__fmaf_rn, which no
+// compiler pass splits or re-fuses), and as glm computes them on the host (x86-64 without FMA3 fuses nothing), so
+// the CPU's images do not change. nvcc contracts a multiply and an add into one FMA where the code around them
+// allows, so one expression inlined into two kernels can round differently; written with these, it cannot. The
+// primitive tests use them (kernels/geometry.h): a ray's hit does not depend on the kernel that traverses it.
+WP_HD float fmadd(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+WP_HD float dot_fma(vec3 a, vec3 b) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a.z, b.z, __fmaf_rn(a.y, b.y, a.x * b.x));
+#else
+    return glm::dot(a, b);
+#endif
+}
+WP_HD vec3 cross_fma(vec3 x, vec3 y) {
+#if defined(__CUDA_ARCH__)
+    return vec3(__fmaf_rn(x.y, y.z, -(y.y * x.z)), __fmaf_rn(x.z, y.x, -(y.z * x.x)),
+                __fmaf_rn(x.x, y.y, -(y.x * x.y)));
+#else
+    return glm::cross(x, y);
+#endif
+}
+WP_HD vec3 fmadd(float s, vec3 v, vec3 c) { return vec3(fmadd(s, v.x, c.x), fmadd(s, v.y, c.y), fmadd(s, v.z, c.z)); }
 WP_HD bool finite1(float x) {
 #if defined(__CUDA_ARCH__)
     return isfinite(x);

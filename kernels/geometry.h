@@ -14,17 +14,17 @@ struct Hit {
 // Moeller-Trumbore against (v0, e1 = v1 - v0, e2 = v2 - v0).
 WP_HD bool intersect_triangle(const Ray& r, vec3 v0, vec3 e1, vec3 e2, float tmin, float tmax, float& t, float& u,
                               float& v) {
-    vec3 pv = glm::cross(r.d, e2);
-    float det = glm::dot(e1, pv);
+    vec3 pv = cross_fma(r.d, e2);
+    float det = dot_fma(e1, pv);
     if (det == 0.0f) return false;
     float inv = 1.0f / det;
     vec3 tv = r.o - v0;
-    float uu = glm::dot(tv, pv) * inv;
+    float uu = dot_fma(tv, pv) * inv;
     if (uu < 0.0f || uu > 1.0f) return false;
-    vec3 qv = glm::cross(tv, e1);
-    float vv = glm::dot(r.d, qv) * inv;
+    vec3 qv = cross_fma(tv, e1);
+    float vv = dot_fma(r.d, qv) * inv;
     if (vv < 0.0f || uu + vv > 1.0f) return false;
-    float tt = glm::dot(e2, qv) * inv;
+    float tt = dot_fma(e2, qv) * inv;
     if (!(tt > tmin && tt < tmax)) return false;
     t = tt;
     u = uu;
@@ -35,16 +35,16 @@ WP_HD bool intersect_triangle(const Ray& r, vec3 v0, vec3 e1, vec3 e2, float tmi
 // Parallelogram p + a*eu + b*ev, a, b in [0,1].
 WP_HD bool intersect_quad(const Ray& r, vec3 p, vec3 eu, vec3 ev, float tmin, float tmax, float& t, float& a,
                           float& b) {
-    vec3 n = glm::cross(eu, ev);
-    float dn = glm::dot(r.d, n);
+    vec3 n = cross_fma(eu, ev);
+    float dn = dot_fma(r.d, n);
     if (dn == 0.0f) return false;
-    float tt = glm::dot(p - r.o, n) / dn;
+    float tt = dot_fma(p - r.o, n) / dn;
     if (!(tt > tmin && tt < tmax)) return false;
-    vec3 h = r.o + tt * r.d - p;
+    vec3 h = fmadd(tt, r.d, r.o) - p;
     // Solve h = a*eu + b*ev in the plane: a = dot(cross(h, ev), n)/|n|^2, b = dot(cross(eu, h), n)/|n|^2.
-    float inv_nn = 1.0f / glm::dot(n, n);
-    float aa = glm::dot(glm::cross(h, ev), n) * inv_nn;
-    float bb = glm::dot(glm::cross(eu, h), n) * inv_nn;
+    float inv_nn = 1.0f / dot_fma(n, n);
+    float aa = dot_fma(cross_fma(h, ev), n) * inv_nn;
+    float bb = dot_fma(cross_fma(eu, h), n) * inv_nn;
     if (aa < 0.0f || aa > 1.0f || bb < 0.0f || bb > 1.0f) return false;
     t = tt;
     a = aa;
@@ -62,20 +62,24 @@ constexpr float kSphereFloatMaxRadius = 4.0f;
 // Sphere, robust for origins inside and far away (distance-to-chord form, Haines et al., RT Gems ch. 7).
 WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, float tmax, float& t) {
     vec3 f = r.o - c;
-    float a = glm::dot(r.d, r.d);
-    float b = -glm::dot(f, r.d);
-    vec3 l = f + (b / a) * r.d;
-    float disc = radius * radius - glm::dot(l, l);
+    float a = dot_fma(r.d, r.d);
+    float b = -dot_fma(f, r.d);
+    vec3 l = fmadd(b / a, r.d, f);
+    float disc = fmadd(radius, radius, -dot_fma(l, l));
     if (disc < 0.0f) return false;
     float cterm;
     if (radius <= kSphereFloatMaxRadius) {
-        cterm = glm::dot(f, f) - radius * radius;
+        cterm = fmadd(-radius, radius, dot_fma(f, f));
     } else {
         // |f|^2 - r^2 cancels catastrophically for big spheres (an RTIOW ground of radius 1000: float spacing 0.06
         // at 1e6, so t0 of a ray leaving the surface is off by ~3e-5 and the ray hits its own sphere again).
         // In double, o - c is exact and the difference keeps its bits; t0 = cterm / q is then accurate.
         double fx = double(r.o.x) - double(c.x), fy = double(r.o.y) - double(c.y), fz = double(r.o.z) - double(c.z);
+#if defined(__CUDA_ARCH__)
+        cterm = float(__fma_rn(-double(radius), double(radius), __fma_rn(fz, fz, __fma_rn(fy, fy, __dmul_rn(fx, fx)))));
+#else
         cterm = float(fx * fx + fy * fy + fz * fz - double(radius) * double(radius));
+#endif
     }
     float q = b + copysignf(sqrtf(a * disc), b);
     float t0, t1;
@@ -106,10 +110,11 @@ WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, floa
 // the traversal visits the leaves in (the while-while traversal's order depends on the other rays of its warp, and
 // the persistent kernels' warps are made up at run time; kernels/persistent.h). Before any hit, hit.t is the
 // query's tmax, which stays exclusive.
-// F (kernels/features.h): the shapes compiled in. The general kernels (all features) keep the code as it was written
-// before the feature sets, instruction for instruction: the FMA contraction of the float arithmetic depends on the
-// code around it, and this keeps their images bit for bit (a set with spheres only loads and tests a sphere's two
-// records, and agrees with them to rounding).
+// F (kernels/features.h): the shapes compiled in (a set with spheres only loads and tests a sphere's two records).
+// The routines' multiply-adds are explicit fused operations on the device (fmadd, dot_fma, cross_fma of
+// kernels/common.h; the sphere's FP64 branch likewise), so nvcc's contraction, which depends on the code around
+// them, cannot round a ray's hit differently in the persistent extend, one thread per ray, the drain or the
+// megakernel (Gpu.PersistentTraversalMatchesOneThreadPerRay: bit for bit; profiling/LOG.md entry 50).
 template <uint32_t F = kFeaturesAll>
 WP_HD bool intersect_prim(const PrimArrays& P, uint32_t i, const Ray& r, float tmin, Hit& hit) {
     constexpr bool kSpheres = has_feature<F>(kFeatSpheres), kFlat = has_feature<F>(kFeatTriangles);

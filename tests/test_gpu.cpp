@@ -544,7 +544,8 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
 }
 
 // The persistent extend kernel (warps refill idle lanes; kernels/persistent.h) against one thread per ray: the
-// same rays and depth histograms, every pixel within rounding, at several refill thresholds (the fetch counters go
+// same rays and depth histograms and the same film bit for bit (the primitive tests' multiply-adds are explicit
+// fused operations, so neither kernel's code around them changes how a hit rounds), at several refill thresholds (the fetch counters go
 // back to zero after every launch, or the later iterations would find no work). And the persistent megakernel
 // (path regeneration), over several launches, against the wavefront: the same paths, so the same rays within a few
 // paths that rounding sends elsewhere, and the same mean.
@@ -569,6 +570,7 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
             ASSERT_EQ(x.rgb.size(), y.rgb.size());
             double sy = 0;
             for (float v : y.rgb) sy += v;
+            EXPECT_TRUE(x.sum == y.sum) << name << " refill " << refill << ": film sums differ";
             EXPECT_EQ(channels_off_by_more_than_rounding(x, y), 0u)
                 << name << " refill " << refill << ": pixels off by more than rounding";
             EXPECT_NEAR(sx, sy, 1e-6 * sx) << name << " refill " << refill;
