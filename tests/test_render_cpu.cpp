@@ -45,15 +45,22 @@ TEST(RenderCpu, WhiteFurnaceEveryPixelEqualsEmission) {
     EXPECT_EQ(hits_sphere, 1);
 }
 
-// Same seed, same image, bit for bit, whatever the thread count.
-TEST(RenderCpu, DeterministicAcrossThreadCounts) {
+namespace {
+// A red floor, a rough metal sphere on it and a small lamp above: a small scene with every kind of bounce.
+SceneData floor_sphere_lamp() {
     SceneBuilder b;
     MatHandle red = b.lambert(vec3(0.8f, 0.2f, 0.2f));
     b.quad(vec3(-2, -1, -2), vec3(0, 0, 4), vec3(4, 0, 0), red);
     b.sphere(vec3(0, 0, 0), 0.8f, b.conductor(vec3(0.9f), 0.2f));
     b.quad(vec3(-0.5f, 2, -0.5f), vec3(1, 0, 0), vec3(0, 0, 1), red, vec3(5.0f));
     b.set_camera(make_camera(vec3(0, 1, 5), vec3(0), vec3(0, 1, 0), 40.0f, 1.0f));
-    SceneData sd = b.build();
+    return b.build();
+}
+}  // namespace
+
+// Same seed, same image, bit for bit, whatever the thread count.
+TEST(RenderCpu, DeterministicAcrossThreadCounts) {
+    SceneData sd = floor_sphere_lamp();
     RenderParams rp;
     rp.width = rp.height = 24;
     rp.spp = 8;
@@ -167,13 +174,7 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
 // between whole-image passes) and its image holds exactly the samples [0, samples): the pixels of the first
 // `samples` ranks equal a full 1-spp render's bit for bit, the others are empty.
 TEST(RenderCpu, CancelStopsMidPassAndKeepsAnExactPrefix) {
-    SceneBuilder b;
-    MatHandle red = b.lambert(vec3(0.8f, 0.2f, 0.2f));
-    b.quad(vec3(-2, -1, -2), vec3(0, 0, 4), vec3(4, 0, 0), red);
-    b.sphere(vec3(0, 0, 0), 0.8f, b.conductor(vec3(0.9f), 0.2f));
-    b.quad(vec3(-0.5f, 2, -0.5f), vec3(1, 0, 0), vec3(0, 0, 1), red, vec3(5.0f));
-    b.set_camera(make_camera(vec3(0, 1, 5), vec3(0), vec3(0, 1, 0), 40.0f, 1.0f));
-    SceneData sd = b.build();
+    SceneData sd = floor_sphere_lamp();
     RenderParams rp;
     rp.width = rp.height = 512;
     rp.spp = 64;
