@@ -4,6 +4,9 @@
 #pragma once
 #include <gtest/gtest.h>
 #include <tinyexr.h>
+#include <algorithm>
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -32,6 +35,46 @@ inline Reference load_reference() {
         for (int c = 0; c < 3; ++c) r.rgb[3 * i + c] = px[4 * i + c];
     free(px);
     return r;
+}
+
+// The reference's mean per channel over its whole image.
+inline std::array<double, 3> reference_means() {
+    const Reference ref = load_reference();
+    std::array<double, 3> m{0, 0, 0};
+    for (int i = 0; i < ref.w * ref.h; ++i)
+        for (int c = 0; c < 3; ++c) m[c] += ref.rgb[3 * size_t(i) + c];
+    for (double& v : m) v /= std::max(1.0, double(ref.w) * ref.h);
+    return m;
+}
+
+// An image's mean per channel.
+inline std::array<double, 3> image_means(const Image& img) {
+    std::array<double, 3> m{0, 0, 0};
+    const size_t n = img.rgb.size() / 3;
+    for (size_t i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c) m[c] += img.rgb[3 * i + c];
+    for (double& v : m) v /= std::max<size_t>(n, 1);
+    return m;
+}
+
+// A W x W render of the box against the reference: every channel's mean within 2% of Mitsuba's (printed with
+// `what`), no non-finite sample, and the red wall on the left, the green one on the right, as in the reference.
+inline void expect_cornell_matches_reference(const Image& img, int W, const char* what) {
+    const std::array<double, 3> ref = reference_means();
+    ASSERT_GT(ref[0], 0.1);  // the reference is a real image
+    EXPECT_EQ(img.nonfinite, 0u) << what;
+    const std::array<double, 3> mean = image_means(img);
+    for (int c = 0; c < 3; ++c) {
+        std::printf("channel %d: %s %.5f  mitsuba %.5f  (%+.2f%%)\n", c, what, mean[c], ref[c],
+                    100 * (mean[c] / ref[c] - 1));
+        EXPECT_NEAR(mean[c], ref[c], 0.02 * ref[c]) << what << ", channel " << c;
+    }
+    double left_r = 0, left_g = 0;  // a column near the left edge, over the walls' middle half
+    for (int y = W / 4; y < 3 * W / 4; ++y) {
+        left_r += img.rgb[3 * (size_t(y) * W + W / 20) + 0];
+        left_g += img.rgb[3 * (size_t(y) * W + W / 20) + 1];
+    }
+    EXPECT_GT(left_r, 2 * left_g) << what;
 }
 
 // The reference averaged over blocks of (1024 / W)^2 pixels: a W x W RGB image.
