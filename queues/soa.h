@@ -8,8 +8,9 @@
 //     WP_RECORD(Foo, WP_FOO_MEMBERS)                     // struct Foo { vec3 p; float weight; uint32_t id; };
 //     WP_SOA(FooSoA, Foo, WP_FOO_MEMBERS, WP_FOO_ARRAYS)
 // WP_SOA expands into FooSoA: a pointer per array (device arrays on the GPU, host arrays on the CPU), load(i) and
-// store(i, item) (one 128- or 32-bit streaming load or store per array, below; the lanes packed and unpacked by the lane_* functions
-// below), copy(dst, src, i) of item i between queues, visit() over the arrays for allocation, and kBytesPerItem.
+// store(i, item) (one 128- or 32-bit streaming load or store per array, load_stream and store_stream below; the
+// lanes packed and unpacked by the lane_* functions below), copy(dst, src, i) of item i between queues, visit() over
+// the arrays for allocation, and kBytesPerItem.
 // Adding a member adds it everywhere: the struct, allocation, load, store and compaction's gather. WP_SOA also
 // serves a struct declared elsewhere (Hit, the traversal's result) whose members the list names.
 //

@@ -58,7 +58,8 @@ inline std::array<double, 3> image_means(const Image& img) {
 }
 
 // A W x W render of the box against the reference: every channel's mean within 2% of Mitsuba's (printed with
-// `what`), no non-finite sample, and the red wall on the left, the green one on the right, as in the reference.
+// `what`), no non-finite sample, and the red wall on the left as in the reference (a column near the left edge
+// more than twice as red as green).
 inline void expect_cornell_matches_reference(const Image& img, int W, const char* what) {
     const std::array<double, 3> ref = reference_means();
     ASSERT_GT(ref[0], 0.1);  // the reference is a real image

@@ -545,10 +545,10 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
 
 // The persistent extend kernel (warps refill idle lanes; kernels/persistent.h) against one thread per ray: the
 // same rays and depth histograms and the same film bit for bit (the primitive tests' multiply-adds are explicit
-// fused operations, so neither kernel's code around them changes how a hit rounds), at several refill thresholds (the fetch counters go
-// back to zero after every launch, or the later iterations would find no work). And the persistent megakernel
-// (path regeneration), over several launches, against the wavefront: the same paths, so the same rays within a few
-// paths that rounding sends elsewhere, and the same mean.
+// fused operations, so neither kernel's code around them changes how a hit rounds), at several refill thresholds
+// (the fetch counters go back to zero after every launch, or the later iterations would find no work). And the
+// persistent megakernel (path regeneration), over several launches, against the wavefront: the same paths, so the
+// same rays within a few paths that rounding sends elsewhere, and the same mean.
 TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
     REQUIRE_GPU();
     for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
