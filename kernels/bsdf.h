@@ -52,20 +52,20 @@ WP_HD vec3 sample_cosine_hemisphere(vec2 u) {
 }
 WP_HD vec3 sample_uniform_sphere(vec2 u) {
     float z = 1.0f - 2.0f * u.x;
-    float r = safe_sqrt(1.0f - z * z);
+    float r = safe_sqrt(fmadd(-z, z, 1.0f));
     float phi = 2.0f * kPi * u.y;
     return vec3(r * cosf(phi), r * sinf(phi), z);
 }
 WP_HD float power_heuristic(float a, float b) {
-    float a2 = a * a, b2 = b * b;
-    return a2 + b2 > 0.0f ? a2 / (a2 + b2) : 0.0f;
+    float a2 = a * a, s = fmadd(b, b, a2);
+    return s > 0.0f ? a2 / s : 0.0f;
 }
 
 // ---- Fresnel ----
 WP_HD vec3 schlick(vec3 f0, float cos_t) {
     float m = glm::clamp(1.0f - cos_t, 0.0f, 1.0f);
     float m2 = m * m;
-    return f0 + (vec3(1.0f) - f0) * (m2 * m2 * m);
+    return fmadd(m2 * m2 * m, vec3(1.0f) - f0, f0);
 }
 // Unpolarised dielectric Fresnel; eta = n_t / n_i for a ray arriving on the +z side.
 WP_HD float fresnel_dielectric(float cos_i, float eta) {
@@ -74,36 +74,36 @@ WP_HD float fresnel_dielectric(float cos_i, float eta) {
         eta = 1.0f / eta;
         cos_i = -cos_i;
     }
-    float sin2_t = (1.0f - cos_i * cos_i) / (eta * eta);
+    float sin2_t = fmadd(-cos_i, cos_i, 1.0f) / (eta * eta);
     if (sin2_t >= 1.0f) return 1.0f;
     float cos_t = safe_sqrt(1.0f - sin2_t);
-    float rpar = (eta * cos_i - cos_t) / (eta * cos_i + cos_t);
-    float rper = (cos_i - eta * cos_t) / (cos_i + eta * cos_t);
-    return 0.5f * (rpar * rpar + rper * rper);
+    float rpar = fmadd(eta, cos_i, -cos_t) / fmadd(eta, cos_i, cos_t);
+    float rper = fmadd(-eta, cos_t, cos_i) / fmadd(eta, cos_t, cos_i);
+    return 0.5f * fmadd(rpar, rpar, rper * rper);
 }
 // Conductor Fresnel from complex IOR eta + i k, per channel (exact, as in pbrt-v4 FrComplex).
 WP_HD float fresnel_complex1(float cos_i, float eta, float k) {
     cos_i = glm::clamp(cos_i, 0.0f, 1.0f);
-    float sin2 = 1.0f - cos_i * cos_i;
+    float sin2 = fmadd(-cos_i, cos_i, 1.0f);
     // complex arithmetic by hand: eta_c = eta + i k
-    float e2r = eta * eta - k * k, e2i = 2.0f * eta * k;  // eta_c^2
-    float s2r = sin2 / (e2r * e2r + e2i * e2i) * e2r;     // sin2 / eta_c^2
-    float s2i = -sin2 / (e2r * e2r + e2i * e2i) * e2i;
-    float cr = 1.0f - s2r, ci = -s2i;      // cos2_t = 1 - sin2_t
-    float mag = sqrtf(cr * cr + ci * ci);  // sqrt(cos2_t)
+    float e2r = fmadd(eta, eta, -(k * k)), e2i = 2.0f * eta * k;  // eta_c^2
+    float den = fmadd(e2r, e2r, e2i * e2i);
+    float s2i = -sin2 / den * e2i;                          // sin2 / eta_c^2 = s2r + i s2i, s2r = sin2 / den * e2r
+    float cr = fmadd(-(sin2 / den), e2r, 1.0f), ci = -s2i;  // cos2_t = 1 - sin2_t
+    float mag = sqrtf(fmadd(cr, cr, ci * ci));              // sqrt(cos2_t)
     float ctr = sqrtf(glm::max(0.0f, 0.5f * (mag + cr)));
     float cti = copysignf(sqrtf(glm::max(0.0f, 0.5f * (mag - cr))), ci);
     // r_parl = (eta cos_i - cos_t) / (eta cos_i + cos_t)
-    float ecr = eta * cos_i, eci = k * cos_i;
-    float ar = ecr - ctr, ai = eci - cti, br = ecr + ctr, bi = eci + cti;
-    float rparl = (ar * ar + ai * ai) / (br * br + bi * bi);
+    float ar = fmadd(eta, cos_i, -ctr), ai = fmadd(k, cos_i, -cti), br = fmadd(eta, cos_i, ctr),
+          bi = fmadd(k, cos_i, cti);
+    float rparl = fmadd(ar, ar, ai * ai) / fmadd(br, br, bi * bi);
     // r_perp = (cos_i - eta cos_t) / (cos_i + eta cos_t)
-    float ectr = eta * ctr - k * cti, ecti = eta * cti + k * ctr;
+    float ectr = fmadd(eta, ctr, -(k * cti)), ecti = fmadd(eta, cti, k * ctr);
     ar = cos_i - ectr;
     ai = -ecti;
     br = cos_i + ectr;
     bi = ecti;
-    float rperp = (ar * ar + ai * ai) / (br * br + bi * bi);
+    float rperp = fmadd(ar, ar, ai * ai) / fmadd(br, br, bi * bi);
     return 0.5f * (rparl + rperp);
 }
 
@@ -113,48 +113,53 @@ WP_HD float ggx_D(vec3 wm, float a) {
     if (c2 <= 0.0f) return 0.0f;
     float a2 = a * a;
     // c2 (a2 - 1) + 1 written as sin^2 + c2 a2: no cancellation at the peak for tiny alpha (finite D)
-    float d = (wm.x * wm.x + wm.y * wm.y) + c2 * a2;
+    float d = fmadd(c2, a2, fmadd(wm.y, wm.y, wm.x * wm.x));
     return a2 / (kPi * d * d);
 }
-WP_HD float ggx_lambda(vec3 w, float a) {
+// sqrt(1 + a^2 tan^2 theta) = 1 + 2 lambda (1 at grazing), so that G1 and G2 fuse their sums of lambdas
+WP_HD float ggx_lambda_root(vec3 w, float a) {
     float c2 = w.z * w.z;
-    if (c2 <= 0.0f) return 0.0f;
-    float t2 = glm::max(0.0f, 1.0f - c2) / c2;
-    return 0.5f * (sqrtf(1.0f + a * a * t2) - 1.0f);
+    if (c2 <= 0.0f) return 1.0f;
+    float t2 = glm::max(0.0f, fmadd(-w.z, w.z, 1.0f)) / c2;
+    return sqrtf(fmadd(a * a, t2, 1.0f));
 }
-WP_HD float ggx_G1(vec3 w, float a) { return 1.0f / (1.0f + ggx_lambda(w, a)); }
-WP_HD float ggx_G2(vec3 wo, vec3 wi, float a) { return 1.0f / (1.0f + ggx_lambda(wo, a) + ggx_lambda(wi, a)); }
+WP_HD float ggx_lambda(vec3 w, float a) { return 0.5f * (ggx_lambda_root(w, a) - 1.0f); }
+// 1 / (1 + lambda) and 1 / (1 + lambda_o + lambda_i)
+WP_HD float ggx_G1(vec3 w, float a) { return 1.0f / fmadd(0.5f, ggx_lambda_root(w, a) - 1.0f, 1.0f); }
+WP_HD float ggx_G2(vec3 wo, vec3 wi, float a) {
+    return 1.0f / fmadd(0.5f, ggx_lambda_root(wi, a) - 1.0f, fmadd(0.5f, ggx_lambda_root(wo, a) - 1.0f, 1.0f));
+}
 // Density of visible normals for wo (wo.z > 0).
 WP_HD float ggx_pdf_vndf(vec3 wo, vec3 wm, float a) {
     float cos_o = fabsf(wo.z);
     if (cos_o == 0.0f) return 0.0f;
-    return ggx_G1(wo, a) * fabsf(glm::dot(wo, wm)) * ggx_D(wm, a) / cos_o;
+    return ggx_G1(wo, a) * fabsf(dot_fma(wo, wm)) * ggx_D(wm, a) / cos_o;
 }
 // Visible normal sampling (Heitz 2018, "Sampling the GGX Distribution of Visible Normals").
 WP_HD vec3 ggx_sample_vndf(vec3 wo, float a, vec2 u) {
-    vec3 vh = glm::normalize(vec3(a * wo.x, a * wo.y, wo.z));
+    vec3 vh = normalize_fma(vec3(a * wo.x, a * wo.y, wo.z));
     if (vh.z < 0.0f) vh = -vh;
-    float len2 = vh.x * vh.x + vh.y * vh.y;
+    float len2 = fmadd(vh.y, vh.y, vh.x * vh.x);
     vec3 t1 = len2 > 0.0f ? vec3(-vh.y, vh.x, 0.0f) * (1.0f / sqrtf(len2)) : vec3(1.0f, 0.0f, 0.0f);
-    vec3 t2 = glm::cross(vh, t1);
+    vec3 t2 = cross_fma(vh, t1);
     float r = sqrtf(u.x);
     float phi = 2.0f * kPi * u.y;
     float p1 = r * cosf(phi), p2 = r * sinf(phi);
     float s = 0.5f * (1.0f + vh.z);
-    p2 = (1.0f - s) * safe_sqrt(1.0f - p1 * p1) + s * p2;
-    vec3 nh = p1 * t1 + p2 * t2 + safe_sqrt(1.0f - p1 * p1 - p2 * p2) * vh;
-    return glm::normalize(vec3(a * nh.x, a * nh.y, glm::max(1e-6f, nh.z)));
+    p2 = fmadd(1.0f - s, safe_sqrt(fmadd(-p1, p1, 1.0f)), s * p2);
+    vec3 nh = fmadd(safe_sqrt(fmadd(-p2, p2, fmadd(-p1, p1, 1.0f))), vh, fmadd(p2, t2, p1 * t1));
+    return normalize_fma(vec3(a * nh.x, a * nh.y, glm::max(1e-6f, nh.z)));
 }
 
-WP_HD vec3 reflect_local(vec3 wo, vec3 n) { return -wo + 2.0f * glm::dot(wo, n) * n; }
+WP_HD vec3 reflect_local(vec3 wo, vec3 n) { return fmadd(2.0f * dot_fma(wo, n), n, -wo); }
 // Refract wi about n (same side as wi); eta = n_t / n_i. Returns false on total internal reflection.
 WP_HD bool refract_local(vec3 wi, vec3 n, float eta, vec3& wt) {
-    float cos_i = glm::dot(n, wi);
-    float sin2_i = glm::max(0.0f, 1.0f - cos_i * cos_i);
+    float cos_i = dot_fma(n, wi);
+    float sin2_i = glm::max(0.0f, fmadd(-cos_i, cos_i, 1.0f));
     float sin2_t = sin2_i / (eta * eta);
     if (sin2_t >= 1.0f) return false;
     float cos_t = safe_sqrt(1.0f - sin2_t);
-    wt = -wi / eta + (cos_i / eta - cos_t) * n;
+    wt = fmadd(cos_i / eta - cos_t, n, -wi / eta);
     return true;
 }
 
@@ -167,7 +172,7 @@ WP_HD vec3 conductor_F(const MatParams& m, float cos_t) {
 }
 
 // glTF metallic-roughness: probability of choosing the specular lobe.
-WP_HD float principled_spec_prob(const MatParams& m) { return 0.5f + 0.5f * m.metallic; }
+WP_HD float principled_spec_prob(const MatParams& m) { return fmadd(0.5f, m.metallic, 0.5f); }
 
 // ---- evaluation ----
 template <uint32_t Feat = kFeaturesAll>
@@ -183,9 +188,9 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
             if constexpr (has_feature<Feat>(kFeatConductor)) {
                 if (m.alpha < 1e-3f || wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
                 vec3 wm = wo + wi;
-                if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
-                wm = glm::normalize(wm);
-                float dwo = glm::dot(wo, wm);
+                if (dot_fma(wm, wm) == 0.0f) return vec3(0.0f);
+                wm = normalize_fma(wm);
+                float dwo = dot_fma(wo, wm);
                 pdf = ggx_pdf_vndf(wo, wm, m.alpha) / (4.0f * fabsf(dwo));
                 return conductor_F(m, fabsf(dwo)) *
                        (ggx_D(wm, m.alpha) * ggx_G2(wo, wi, m.alpha) / (4.0f * wo.z * wi.z));
@@ -198,11 +203,11 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
                 bool reflect = cos_o * cos_i > 0.0f;
                 float etap = 1.0f;
                 if (!reflect) etap = cos_o > 0.0f ? m.ior : 1.0f / m.ior;
-                vec3 wm = wi * etap + wo;
-                if (glm::dot(wm, wm) == 0.0f) return vec3(0.0f);
-                wm = glm::normalize(wm);
+                vec3 wm = fmadd(etap, wi, wo);
+                if (dot_fma(wm, wm) == 0.0f) return vec3(0.0f);
+                wm = normalize_fma(wm);
                 if (wm.z < 0.0f) wm = -wm;
-                float dwi = glm::dot(wm, wi), dwo = glm::dot(wm, wo);
+                float dwi = dot_fma(wm, wi), dwo = dot_fma(wm, wo);
                 if (dwi * cos_i < 0.0f || dwo * cos_o < 0.0f) return vec3(0.0f);  // backfacing microfacet
                 float F = fresnel_dielectric(dwo, m.ior);
                 vec3 wo_up = cos_o > 0.0f ? wo : -wo;
@@ -221,18 +226,18 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
         case MatType::Principled:
             if constexpr (has_feature<Feat>(kFeatPrincipled)) {
                 if (wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
-                vec3 wm = glm::normalize(wo + wi);
-                float vdoth = glm::max(0.0f, glm::dot(wo, wm));
+                vec3 wm = normalize_fma(wo + wi);
+                float vdoth = glm::max(0.0f, dot_fma(wo, wm));
                 float a = m.alpha;
                 float spec = ggx_D(wm, a) * ggx_G2(wo, wi, a) / (4.0f * wo.z * wi.z);
                 // glTF 2.0 appendix B: mix(fresnel_mix(dielectric), conductor_fresnel(metal), metallic)
-                float fd = 0.04f + 0.96f * schlick(vec3(0.0f), vdoth).x;  // Schlick with F0 = 0.04
+                float fd = fmadd(0.96f, schlick(vec3(0.0f), vdoth).x, 0.04f);  // Schlick with F0 = 0.04
                 vec3 diffuse = m.color * kInvPi;
-                vec3 dielectric = (1.0f - fd) * diffuse + vec3(fd * spec);
+                vec3 dielectric = fmadd(1.0f - fd, diffuse, vec3(fd * spec));
                 vec3 metal = schlick(m.color, vdoth) * spec;
                 float ps = principled_spec_prob(m);
-                pdf = ps * ggx_pdf_vndf(wo, wm, a) / (4.0f * vdoth + 1e-12f) + (1.0f - ps) * wi.z * kInvPi;
-                return (1.0f - m.metallic) * dielectric + m.metallic * metal;
+                pdf = fmadd((1.0f - ps) * wi.z, kInvPi, ps * ggx_pdf_vndf(wo, wm, a) / fmadd(4.0f, vdoth, 1e-12f));
+                return fmadd(m.metallic, metal, (1.0f - m.metallic) * dielectric);
             }
             break;
     }
@@ -289,7 +294,7 @@ WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSam
                 }
                 vec3 wo_up = wo.z > 0.0f ? wo : -wo;
                 vec3 wm = ggx_sample_vndf(wo_up, m.alpha, u);
-                float dwo = glm::dot(wo, wm);
+                float dwo = dot_fma(wo, wm);
                 float F = fresnel_dielectric(dwo, m.ior);
                 if (ulobe < F) {
                     s.wi = reflect_local(wo, wm);

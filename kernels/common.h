@@ -89,10 +89,20 @@ WP_HD float safe_sqrt(float x) { return sqrtf(glm::max(x, 0.0f)); }
 // compiler pass splits or re-fuses), and as glm computes them on the host (x86-64 without FMA3 fuses nothing), so
 // the CPU's images do not change. nvcc contracts a multiply and an add into one FMA where the code around them
 // allows, so one expression inlined into two kernels can round differently; written with these, it cannot. The
-// primitive tests use them (kernels/geometry.h): a ray's hit does not depend on the kernel that traverses it.
+// wavefront's kernels are compiled without implicit contraction (-fmad=false, CMakeLists.txt), so these are the
+// only fused operations there: the primitive tests, surface points, the shading frame, BSDFs, lights and textures
+// use them wherever a product feeds a sum (a ray's hit and a path's contribution do not depend on the kernel that
+// computes them; LOG entries 50, 51). Each keeps the host expression's order of operations.
 WP_HD float fmadd(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
     return __fmaf_rn(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+WP_HD double fmadd(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+    return __fma_rn(a, b, c);
 #else
     return a * b + c;
 #endif
@@ -113,6 +123,24 @@ WP_HD vec3 cross_fma(vec3 x, vec3 y) {
 #endif
 }
 WP_HD vec3 fmadd(float s, vec3 v, vec3 c) { return vec3(fmadd(s, v.x, c.x), fmadd(s, v.y, c.y), fmadd(s, v.z, c.z)); }
+WP_HD vec3 fmadd(vec3 a, vec3 b, vec3 c) {
+    return vec3(fmadd(a.x, b.x, c.x), fmadd(a.y, b.y, c.y), fmadd(a.z, b.z, c.z));
+}
+// glm::normalize and glm::length with the dot product fused (the same formulas as glm's on the device).
+WP_HD vec3 normalize_fma(vec3 v) {
+#if defined(__CUDA_ARCH__)
+    return v * (1.0f / sqrtf(dot_fma(v, v)));
+#else
+    return glm::normalize(v);
+#endif
+}
+WP_HD float length_fma(vec3 v) {
+#if defined(__CUDA_ARCH__)
+    return sqrtf(dot_fma(v, v));
+#else
+    return glm::length(v);
+#endif
+}
 WP_HD bool finite1(float x) {
 #if defined(__CUDA_ARCH__)
     return isfinite(x);
@@ -131,12 +159,12 @@ struct Frame {
         float b = n.x * n.y * a;
         Frame f;
         f.n = n;
-        f.s = vec3(1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x);
-        f.t = vec3(b, sign + n.y * n.y * a, -n.y);
+        f.s = vec3(fmadd(sign * n.x * n.x, a, 1.0f), sign * b, -sign * n.x);
+        f.t = vec3(b, fmadd(n.y * n.y, a, sign), -n.y);
         return f;
     }
-    WP_HD vec3 to_local(vec3 v) const { return vec3(glm::dot(v, s), glm::dot(v, t), glm::dot(v, n)); }
-    WP_HD vec3 to_world(vec3 v) const { return s * v.x + t * v.y + n * v.z; }
+    WP_HD vec3 to_local(vec3 v) const { return vec3(dot_fma(v, s), dot_fma(v, t), dot_fma(v, n)); }
+    WP_HD vec3 to_world(vec3 v) const { return fmadd(v.z, n, fmadd(v.y, t, s * v.x)); }
 };
 
 // 1/sqrt(x): the hardware approximation on the device (MUFU.RSQ, ~2 ulp), exact-rounded on the host. Callers
@@ -174,9 +202,9 @@ WP_HD vec3 offset_ray_origin(vec3 p, vec3 n) {
     vec3 pi(int_as_float_(float_as_int_(p.x) + ((p.x < 0) ? -ox : ox)),
             int_as_float_(float_as_int_(p.y) + ((p.y < 0) ? -oy : oy)),
             int_as_float_(float_as_int_(p.z) + ((p.z < 0) ? -oz : oz)));
-    return vec3(fabsf(p.x) < origin ? p.x + float_scale * n.x : pi.x,
-                fabsf(p.y) < origin ? p.y + float_scale * n.y : pi.y,
-                fabsf(p.z) < origin ? p.z + float_scale * n.z : pi.z);
+    return vec3(fabsf(p.x) < origin ? fmadd(float_scale, n.x, p.x) : pi.x,
+                fabsf(p.y) < origin ? fmadd(float_scale, n.y, p.y) : pi.y,
+                fabsf(p.z) < origin ? fmadd(float_scale, n.z, p.z) : pi.z);
 }
 
 }  // namespace wp

@@ -10,8 +10,9 @@ WP_HD bool env_present(const EnvView& e) { return e.select_prob > 0.0f; }
 
 // World direction -> map coordinates in [0,1)^2 and back.
 WP_HD vec2 env_dir_to_uv(const EnvView& e, vec3 d) {
-    float x = e.rot_cos * d.x - e.rot_sin * d.z, z = e.rot_sin * d.x + e.rot_cos * d.z;  // undo the rotation
-    float u = 0.5f + atan2f(x, -z) * (0.5f * kInvPi);
+    float x = fmadd(e.rot_cos, d.x, -(e.rot_sin * d.z)),
+          z = fmadd(e.rot_sin, d.x, e.rot_cos * d.z);  // undo the rotation
+    float u = fmadd(atan2f(x, -z), 0.5f * kInvPi, 0.5f);
     float v = acosf(glm::clamp(d.y, -1.0f, 1.0f)) * kInvPi;
     return vec2(u - floorf(u), glm::clamp(v, 0.0f, 1.0f));
 }
@@ -19,7 +20,7 @@ WP_HD vec3 env_uv_to_dir(const EnvView& e, vec2 uv, float& sin_theta) {
     float phi = 2.0f * kPi * (uv.x - 0.5f), theta = kPi * uv.y;
     sin_theta = sinf(theta);
     float x = sin_theta * sinf(phi), z = -sin_theta * cosf(phi);
-    return vec3(e.rot_cos * x + e.rot_sin * z, cosf(theta), -e.rot_sin * x + e.rot_cos * z);
+    return vec3(fmadd(e.rot_cos, x, e.rot_sin * z), cosf(theta), fmadd(-e.rot_sin, x, e.rot_cos * z));
 }
 WP_HD uint32_t env_texel(const EnvView& e, vec2 uv) {
     uint32_t i = glm::min(uint32_t(uv.x * float(e.width)), e.width - 1);
@@ -66,7 +67,7 @@ WP_HD uint32_t cdf_find(const float* cdf, uint32_t n, float u) {
 // Samples a direction; pdf is per solid angle with the selection probability included.
 WP_HD bool env_sample(const EnvView& e, vec2 u, vec3& wi, vec3& Le, float& pdf) {
     if (!e.texels) {
-        float z = 1.0f - 2.0f * u.x, r = safe_sqrt(1.0f - z * z), phi = 2.0f * kPi * u.y;
+        float z = 1.0f - 2.0f * u.x, r = safe_sqrt(fmadd(-z, z, 1.0f)), phi = 2.0f * kPi * u.y;
         wi = vec3(r * cosf(phi), r * sinf(phi), z);
         Le = e.constant;
         pdf = e.select_prob * (0.25f * kInvPi);

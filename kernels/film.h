@@ -33,7 +33,7 @@ WP_HD void atomic_min_u32(unsigned int* p, unsigned int v) {
 
 WP_HD unsigned long long to_fixed(float x) {
     x = glm::clamp(x, 0.0f, kFilmMaxSample);
-    return (unsigned long long)(double(x) * kFilmScale + 0.5);
+    return (unsigned long long)fmadd(double(x), kFilmScale, 0.5);  // (exact either way: the scale is 2^24)
 }
 
 WP_HD void film_add(const FilmView& f, uint32_t pixel, vec3 L) {

@@ -172,7 +172,7 @@ struct SurfacePoint {
 WP_HD vec2 texture_uv(const SurfacePoint& sp) {
     if (!sp.sphere_uv) return sp.uv;
     float phi = atan2f(sp.ng.z, sp.ng.x);
-    return vec2(0.5f + phi * (0.5f * kInvPi), acosf(glm::clamp(sp.ng.y, -1.0f, 1.0f)) * kInvPi);
+    return vec2(fmadd(phi, 0.5f * kInvPi, 0.5f), acosf(glm::clamp(sp.ng.y, -1.0f, 1.0f)) * kInvPi);
 }
 
 // info: the primitive's info record (P.info[h.prim]), which the caller loads with the geometry so that the loads
@@ -190,29 +190,30 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
     if (type == uint32_t(ShapeType::Sphere)) {
         vec3 c = xyz(g0);
         float radius = g1.x;
-        vec3 p = r.o + h.t * r.d;
-        vec3 n = glm::normalize(p - c);
+        vec3 p = fmadd(h.t, r.d, r.o);
+        vec3 n = normalize_fma(p - c);
         if (radius <= kSphereFloatMaxRadius) {
-            sp.p = c + radius * n;
+            sp.p = fmadd(radius, n, c);
         } else {
             // Re-project in double: in float, c + r * n carries the rounding error of c's magnitude (6e-5 at
             // 1000), far above the spawn offset near the world origin: the RTIOW ground would self-intersect.
             // 1/|d| from the float estimate and one Newton step in double (relative error ~1e-14), not a
             // double sqrt and division.
             double dx = double(p.x) - double(c.x), dy = double(p.y) - double(c.y), dz = double(p.z) - double(c.z);
-            double d2 = dx * dx + dy * dy + dz * dz;
+            double d2 = fmadd(dz, dz, fmadd(dy, dy, dx * dx));
             double y = double(approx_rsqrt(float(d2)));
-            y = y * (1.5 - 0.5 * d2 * y * y);
+            y = y * fmadd(-(0.5 * d2 * y), y, 1.5);
             double k = double(radius) * y;
-            sp.p = vec3(float(double(c.x) + dx * k), float(double(c.y) + dy * k), float(double(c.z) + dz * k));
+            sp.p = vec3(float(fmadd(dx, k, double(c.x))), float(fmadd(dy, k, double(c.y))),
+                        float(fmadd(dz, k, double(c.z))));
         }
         sp.ng = sp.ns = n;
         sp.sphere_uv = true;  // texture_uv() computes the spherical coordinates, only where a texture is read
         return sp;
     }
     vec3 e1 = xyz(g1), e2 = xyz(g2);
-    sp.p = xyz(g0) + h.u * e1 + h.v * e2;
-    sp.ng = glm::normalize(glm::cross(e1, e2));
+    sp.p = fmadd(h.v, e2, fmadd(h.u, e1, xyz(g0)));
+    sp.ng = normalize_fma(cross_fma(e1, e2));
     sp.ns = sp.ng;
     sp.uv = vec2(h.u, h.v);
     if (type == uint32_t(ShapeType::Quad)) {
@@ -224,20 +225,20 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
             const F4* a = &P.attr[4 * info.w];
             F4 a0 = load4(a), a1 = load4(a + 1), a2 = load4(a + 2), a3 = load4(a + 3);
             float w0 = 1.0f - h.u - h.v;
-            sp.uv = vec2(w0 * a0.w + h.u * a1.w + h.v * a2.w, w0 * a3.x + h.u * a3.y + h.v * a3.z);
+            sp.uv = vec2(fmadd(h.v, a2.w, fmadd(h.u, a1.w, w0 * a0.w)), fmadd(h.v, a3.z, fmadd(h.u, a3.y, w0 * a3.x)));
             vec2 d1(a1.w - a0.w, a3.y - a3.x), d2(a2.w - a0.w, a3.z - a3.x);
-            float det = d1.x * d2.y - d1.y * d2.x;
+            float det = fmadd(d1.x, d2.y, -(d1.y * d2.x));
             if (det != 0.0f) {
                 float inv = 1.0f / det;
-                sp.dpdu = (d2.y * e1 - d1.y * e2) * inv;
-                sp.dpdv = (d1.x * e2 - d2.x * e1) * inv;
+                sp.dpdu = fmadd(d2.y, e1, -(d1.y * e2)) * inv;
+                sp.dpdv = fmadd(d1.x, e2, -(d2.x * e1)) * inv;
             }
             if (a3.w != 0.0f) {
-                vec3 n = w0 * xyz(a0) + h.u * xyz(a1) + h.v * xyz(a2);
-                float len2 = glm::dot(n, n);
+                vec3 n = fmadd(h.v, xyz(a2), fmadd(h.u, xyz(a1), w0 * xyz(a0)));
+                float len2 = dot_fma(n, n);
                 if (len2 > 0.0f) {
                     n *= 1.0f / sqrtf(len2);
-                    sp.ns = glm::dot(n, sp.ng) < 0.0f ? -n : n;
+                    sp.ns = dot_fma(n, sp.ng) < 0.0f ? -n : n;
                 }
             }
         }

@@ -30,13 +30,13 @@ WP_HD uint32_t select_light(const SceneView& s, float u) {
 }
 
 WP_HD vec3 light_emitted(const Light& L, vec3 n, vec3 w_out) {
-    float c = glm::dot(n, w_out);
+    float c = dot_fma(n, w_out);
     return (c > 0.0f || (L.two_sided && c < 0.0f)) ? L.Le : vec3(0.0f);
 }
 
 // Sphere seen from outside: half-angle cosine of the cone it subtends.
 WP_HD float sphere_cos_max(vec3 ref, vec3 c, float r, float& dc) {
-    dc = glm::length(c - ref);
+    dc = length_fma(c - ref);
     float s2 = r * r / (dc * dc);
     return safe_sqrt(1.0f - s2);
 }
@@ -54,8 +54,8 @@ WP_HD float light_pdf(const SceneView& s, uint32_t li, vec3 ref, vec3 p, vec3 n)
         if (dc > r * 1.0001f) return area_prob * L.select_pdf / (2.0f * kPi * (1.0f - cmax));
     }
     vec3 d = p - ref;
-    float d2 = glm::dot(d, d);
-    float cos_l = fabsf(glm::dot(n, d)) / sqrtf(d2);
+    float d2 = dot_fma(d, d);
+    float cos_l = fabsf(dot_fma(n, d)) / sqrtf(d2);
     if (cos_l <= 0.0f) return 0.0f;
     return area_prob * L.select_pdf * d2 / (cos_l * L.area);
 }
@@ -82,23 +82,23 @@ WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightS
         float cmax = sphere_cos_max(ref, c, r, dc);
         if (dc > r * 1.0001f) {
             // uniform in the subtended cone
-            float ct = 1.0f - u.x * (1.0f - cmax);
-            float st = safe_sqrt(1.0f - ct * ct), phi = 2.0f * kPi * u.y;
+            float ct = fmadd(-u.x, 1.0f - cmax, 1.0f);
+            float st = safe_sqrt(fmadd(-ct, ct, 1.0f)), phi = 2.0f * kPi * u.y;
             Frame f = Frame::from_normal((c - ref) / dc);
             vec3 w = f.to_world(vec3(st * cosf(phi), st * sinf(phi), ct));
             float t;
             if (!intersect_sphere(Ray{ref, w}, c, r, 0.0f, kInf, t)) t = dc * ct;  // tangent ray: closest approach
-            ls.p = ref + t * w;
-            ls.n = glm::normalize(ls.p - c);
-            ls.p = c + r * ls.n;
-            ls.wi = glm::normalize(ls.p - ref);
-            ls.dist = glm::length(ls.p - ref);
+            ls.p = fmadd(t, w, ref);
+            ls.n = normalize_fma(ls.p - c);
+            ls.p = fmadd(r, ls.n, c);
+            ls.wi = normalize_fma(ls.p - ref);
+            ls.dist = length_fma(ls.p - ref);
             ls.pdf = area_prob * L.select_pdf / (2.0f * kPi * (1.0f - cmax));
             ls.Le = light_emitted(L, ls.n, -ls.wi);
             return ls.pdf > 0.0f && finite1(ls.pdf);
         }
         ls.n = sample_uniform_sphere(u);
-        ls.p = c + r * ls.n;
+        ls.p = fmadd(r, ls.n, c);
     } else {
         F4 g2 = load4(&s.prims.geom[3 * L.prim + 2]);
         vec3 e1 = xyz(g1), e2 = xyz(g2);
@@ -108,15 +108,15 @@ WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightS
             float su = sqrtf(u.x);
             b = vec2(1.0f - su, u.y * su);
         }
-        ls.p = xyz(g0) + b.x * e1 + b.y * e2;
-        ls.n = glm::normalize(glm::cross(e1, e2));
+        ls.p = fmadd(b.y, e2, fmadd(b.x, e1, xyz(g0)));
+        ls.n = normalize_fma(cross_fma(e1, e2));
     }
     vec3 d = ls.p - ref;
-    float d2 = glm::dot(d, d);
+    float d2 = dot_fma(d, d);
     if (d2 <= 0.0f) return false;
     ls.dist = sqrtf(d2);
     ls.wi = d / ls.dist;
-    float cos_l = fabsf(glm::dot(ls.n, ls.wi));
+    float cos_l = fabsf(dot_fma(ls.n, ls.wi));
     if (cos_l <= 1e-8f) return false;
     ls.pdf = area_prob * L.select_pdf * d2 / (cos_l * L.area);
     ls.Le = light_emitted(L, ls.n, -ls.wi);

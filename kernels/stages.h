@@ -67,21 +67,21 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
                 emitted = p.emissive;
                 if (p.emissive_tex != kNoTexture && (emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f))
                     emitted *= vec3(tex_lookup(s, p.emissive_tex, uv));
-                if (p.normal_tex != kNoTexture && glm::dot(sp.dpdu, sp.dpdu) > 0.0f) {
+                if (p.normal_tex != kNoTexture && dot_fma(sp.dpdu, sp.dpdu) > 0.0f) {
                     vec3 t = vec3(tex_lookup(s, p.normal_tex, uv)) * 2.0f - vec3(1.0f);
                     vec3 n = sp.ns;
-                    vec3 T = sp.dpdu - n * glm::dot(n, sp.dpdu);
-                    float tl = glm::dot(T, T);
+                    vec3 T = fmadd(-dot_fma(n, sp.dpdu), n, sp.dpdu);
+                    float tl = dot_fma(T, T);
                     if (tl > 0.0f) {
                         T *= 1.0f / sqrtf(tl);
                         // tangent-space +Y points toward the image's top, i.e. decreasing v (glTF / MikkTSpace)
-                        vec3 B = glm::cross(n, T);
-                        if (glm::dot(B, sp.dpdv) > 0.0f) B = -B;
-                        vec3 nn = T * (t.x * p.normal_scale) + B * (t.y * p.normal_scale) + n * t.z;
-                        float l2 = glm::dot(nn, nn);
+                        vec3 B = cross_fma(n, T);
+                        if (dot_fma(B, sp.dpdv) > 0.0f) B = -B;
+                        vec3 nn = fmadd(t.z, n, fmadd(t.y * p.normal_scale, B, T * (t.x * p.normal_scale)));
+                        float l2 = dot_fma(nn, nn);
                         if (l2 > 0.0f) {
                             nn *= 1.0f / sqrtf(l2);
-                            if (glm::dot(nn, sp.ng) * glm::dot(n, sp.ng) > 0.0f) sp.ns = nn;
+                            if (dot_fma(nn, sp.ng) * dot_fma(n, sp.ng) > 0.0f) sp.ns = nn;
                         }
                     }
                 }
@@ -147,7 +147,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     vec3 d = glm::normalize(x * c.right + y * c.up + c.forward);
     vec3 o = c.pos;
     if (c.lens_radius > 0.0f) {
-        vec3 focus = o + d * (c.focus_dist / glm::dot(d, c.forward));
+        vec3 focus = o + d * (c.focus_dist / dot_fma(d, c.forward));
         vec2 l = c.lens_radius * sample_disk_concentric(vec2(rand01(key, 0, kDimLensU), rand01(key, 0, kDimLensV)));
         o = o + l.x * c.right + l.y * c.up;
         d = glm::normalize(focus - o);
@@ -219,14 +219,14 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     vec3 emitted;
     MatParams m = resolve_material<F>(s, MatHandle{info.y}, sp, emitted);
     // emissive materials (textured glTF emission) are not in the light table: found by BSDF sampling only
-    if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && glm::dot(sp.ng, wo) > 0.0f) {
+    if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && dot_fma(sp.ng, wo) > 0.0f) {
         film_add(film, p.pixel, maybe_clamp<F>(p.beta * emitted, rp, p.depth >= 2));
     }
     uint32_t nseg = p.depth + 1;
     if (nseg >= rp.max_depth) return false;
 
     vec3 ng = sp.ng, ns = sp.ns;
-    if (m.type != MatType::Dielectric && glm::dot(ng, wo) < 0.0f) {  // opaque surfaces are two-sided
+    if (m.type != MatType::Dielectric && dot_fma(ng, wo) < 0.0f) {  // opaque surfaces are two-sided
         ng = -ng;
         ns = -ns;
     }
@@ -239,7 +239,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
         if (sample_light(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
             (ls.Le.x > 0.0f || ls.Le.y > 0.0f || ls.Le.z > 0.0f)) {
             vec3 wi_l = f.to_local(ls.wi);
-            float gside = glm::dot(ls.wi, ng);
+            float gside = dot_fma(ls.wi, ng);
             if (gside * wi_l.z > 0.0f) {  // shading and geometric normals agree on the side
                 float bpdf;
                 vec3 fv = bsdf_eval<F>(m, wo_l, wi_l, bpdf);
@@ -261,7 +261,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     vec2 u(rand01(key, bounce, kDimBsdfU), rand01(key, bounce, kDimBsdfV));
     if (!bsdf_sample<F>(m, wo_l, rand01(key, bounce, kDimBsdfLobe), u, bs)) return false;
     vec3 wi = f.to_world(bs.wi);
-    float gside = glm::dot(wi, ng);
+    float gside = dot_fma(wi, ng);
     if (gside * bs.wi.z <= 0.0f) return false;  // sampled below the geometric surface: light leak guard
     p.beta *= bs.f * (fabsf(bs.wi.z) / bs.pdf);
     p.pdf_prev = bs.pdf;

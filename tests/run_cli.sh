@@ -573,10 +573,9 @@ devices)
     has z "does not exist: no CUDA GPU is visible"
     ok "--devices: usage errors (no GPU here: the split render itself is tested on a GPU)"
   else
-    # (the wavefront without its drain: the drain rounds the last bits of the paths it finishes differently, and
-    # which paths reach it depends on where the batches end)
+    # (with the drain: which paths reach it depends on where the batches end, and it rounds them as shade does)
     for m in megakernel wavefront; do
-      G=("$S/cornell-box.json" --backend gpu --mode $m --width 256 --height 256 --spp 256 --drain 0)
+      G=("$S/cornell-box.json" --backend gpu --mode $m --width 256 --height 256 --spp 256)
       run g1 "$WP" render "${G[@]}" -o one-$m.pfm
       want_rc "gpu $m" 0
       run g2 "$WP" render "${G[@]}" --devices 0,0 -o two-$m.pfm

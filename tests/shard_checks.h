@@ -97,8 +97,7 @@ inline void check_range_merge_bit_identical(const RenderFn& render, Mode m, cons
     SceneData sd = cornell();
     const uint64_t np = rp.num_pixels(), all = np * rp.spp;
     RenderOptions o;
-    o.capacity = 300;
-    o.drain_below = 0;  // (the GPU wavefront bit for bit: multi_device.h)
+    o.capacity = 300;  // (the default drain: each range ends with a tail of its own, rounded as the iterations)
     o.aovs = aovs;
     const Image full = render(sd, rp, m, o);
     ASSERT_EQ(full.samples, all);
@@ -148,7 +147,6 @@ inline void check_resume_bit_identical(const RenderFn& render, Mode m, const Ren
     const uint64_t all = uint64_t(rp.num_pixels()) * rp.spp;
     RenderOptions o;
     o.capacity = 300;
-    o.drain_below = 0;
     o.aovs = aovs;
     const Image full = render(sd, rp, m, o);
     ASSERT_EQ(full.aov_sum.size(), aov_channels(aovs) * uint64_t(rp.num_pixels()));

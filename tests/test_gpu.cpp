@@ -59,9 +59,9 @@ struct DeviceScratch {
         return static_cast<T*>(p);
     }
 };
-// Pixel channels of y that differ from x by more than rounding (1e-4 relative, 1e-6 absolute): the GPU kernels
-// that inline the stage functions differently (drain, megakernel, persistent extend) contract their arithmetic
-// differently, so the same path's contribution may differ in its last bits.
+// Pixel channels of y that differ from x by more than rounding (1e-4 relative, 1e-6 absolute): the megakernel,
+// compiled with contraction, and the wavefront's kernels, compiled without (CMakeLists.txt), round the same path's
+// arithmetic differently, so its contribution may differ in its last bits.
 size_t channels_off_by_more_than_rounding(const Image& x, const Image& y) {
     EXPECT_EQ(x.rgb.size(), y.rgb.size());
     size_t off = 0;
@@ -496,9 +496,8 @@ TEST(Gpu, PushCompactionMatchesSelectAndCancels) {
 // The wavefront's tail drain (each of the last live paths run to its end by one thread) against the iterations it
 // replaces: the same rays and the same image up to rounding, fewer iterations, every path counted once in the
 // depth histograms; with two queue sizes (the drain starting right after generation, or with many paths left).
-// Not bit for bit on the GPU, unlike the CPU (tests/test_wavefront.cpp): the drain kernel inlines the stage
-// functions into one loop and nvcc contracts and orders their arithmetic differently from the shade kernel's, so
-// a path's contribution can differ in its last bits (as between the GPU's megakernel and wavefront).
+// Bit for bit, as on the CPU (tests/test_wavefront.cpp): the drain and the stage kernels are compiled without
+// floating-point contraction (CMakeLists.txt), so the drain's loop rounds a path's arithmetic as shade does.
 TEST(Gpu, DrainMatchesIterationsBitForBit) {
     REQUIRE_GPU();
     for (const char* name : {"cornell-box.json", "glossy-glass.json"}) {
@@ -519,6 +518,7 @@ TEST(Gpu, DrainMatchesIterationsBitForBit) {
                 sx += x.rgb[k];
                 sy += y.rgb[k];
             }
+            EXPECT_TRUE(x.sum == y.sum) << name << " capacity " << cap << ": film sums differ";
             EXPECT_EQ(channels_off_by_more_than_rounding(x, y), 0u)
                 << name << " capacity " << cap << ": pixels off by more than rounding";
             EXPECT_NEAR(sx, sy, 1e-6 * sx) << name;
@@ -619,6 +619,12 @@ RenderParams gpu_resume_params() {  // 4 megakernel launches of 2M samples: prog
     rp.spp = 128;
     return rp;
 }
+// The same samples and the same film and image, bit for bit.
+void expect_same_film(const Image& a, const Image& b, const std::string& what) {
+    EXPECT_EQ(a.first, b.first) << what;
+    EXPECT_EQ(a.samples, b.samples) << what;
+    wp_test::expect_same_pixels(a, b, what.c_str());
+}
 }  // namespace
 TEST(GpuShards, MegakernelMergeIsBitIdentical) {
     REQUIRE_GPU();
@@ -636,9 +642,47 @@ TEST(GpuShards, WavefrontResumeIsBitIdentical) {
     REQUIRE_GPU();
     wp_test::check_resume_bit_identical(gpu_render, Mode::Wavefront);
 }
+// Issue 23 with the wavefront's default drain: each shard ends with a drain of its own, so other paths reach the
+// drain kernel than in the single render; without contraction in the wavefront's kernels (CMakeLists.txt) the merge
+// is still the single render bit for bit, and both equal the render without the drain.
+TEST(GpuShards, WavefrontMergeWithTheDrainIsBitIdentical) {
+    REQUIRE_GPU();
+    for (const char* name : {"cornell-box.json", "glossy-glass.json", "rtiow.json"}) {
+        LoadedScene ls = small_gpu_scene(name);
+        ls.params.spp = 32;
+        const RenderParams& rp = ls.params;
+        const uint64_t np = rp.num_pixels(), all = np * rp.spp, h = scene_fingerprint(ls.data);
+        RenderOptions o;  // every default: the drain below 262144 paths
+        RenderStats sf;
+        const Image full = render_gpu(ls.data, rp, Mode::Wavefront, o, &sf);
+        ASSERT_GT(sf.drained, 0u) << name;
+        RenderOptions nd = o;
+        nd.drain_below = 0;
+        expect_same_film(render_gpu(ls.data, rp, Mode::Wavefront, nd), full, std::string(name) + ": --drain 0");
+        for (uint64_t cut : {13 * np, 13 * np + 4321}) {
+            std::vector<PartialFilm> parts;
+            for (auto [b, e] : {std::pair<uint64_t, uint64_t>{0, cut}, {cut, all}}) {
+                RenderOptions p = o;
+                p.sample_begin = b;
+                p.sample_end = e;
+                RenderStats sp;
+                const Image img = render_gpu(ls.data, rp, Mode::Wavefront, p, &sp);
+                EXPECT_GT(sp.drained, 0u) << name;
+                EXPECT_NE(img.sum, full.sum);
+                parts.push_back(film_of(img, rp, h, name, e));
+            }
+            std::vector<std::pair<uint64_t, uint64_t>> missing;
+            const Image merged = film_image(merge_films(parts, {"a.wpfilm", "b.wpfilm"}, missing));
+            EXPECT_TRUE(missing.empty());
+            expect_same_film(merged, full,
+                             std::string(name) + (cut % np ? ": split mid-pass" : ": shards 0:13 + 13:19"));
+        }
+    }
+}
+
 // Issues 22 and 23 on the GPU: Mitchell's two films and the AOVs over sample ranges (shards 0:2 + 2:2 and a split
 // mid-pass, through the .wpfilm; an interrupted render resumed) equal the single 4-spp render bit for bit, both
-// schedules (the wavefront without its drain: drain_below 0 in the checks).
+// schedules (the wavefront with its default drain, each range with a tail of its own).
 TEST(GpuShards, MitchellMergeAndResumeAreBitIdentical) {
     REQUIRE_GPU();
     RenderParams big = gpu_resume_params();
@@ -751,20 +795,14 @@ TEST(Gpu, MitchellSignedWeightsAreUnbiased) {
 // Issue 24 on one GPU: a render split over RenderOptions::devices (host/render/multi_device.h). `{0}` is one worker
 // taking the whole range; `{0, 0}` two logical workers on GPU 0, each with its own thread, stream, scene copy, film
 // and queues, taking batches from the shared counter. Both give the default single-GPU render's film bit for bit:
-// the megakernel always, the wavefront without its drain (--drain 0). With the drain, the paths that reach it
-// depend on where the batches end (every batch ends with a tail of its own), and the drain kernel rounds a path's
-// contribution in its last bits differently from the shade kernel (Gpu.DrainMatchesIterationsBitForBit): the same
-// rays, every pixel within rounding.
+// the megakernel, and the wavefront with and without its drain: the paths that reach the drain depend on where the
+// batches end (every batch ends with a tail of its own), and the drain rounds a path as the stage kernels do
+// (no contraction: Gpu.DrainMatchesIterationsBitForBit).
 namespace {
 uint64_t batches_taken(const RenderStats& st) {
     uint64_t n = 0;
     for (const DeviceStat& d : st.devices) n += d.batches;
     return n;
-}
-void expect_same_film(const Image& a, const Image& b, const std::string& what) {
-    EXPECT_EQ(a.first, b.first) << what;
-    EXPECT_EQ(a.samples, b.samples) << what;
-    wp_test::expect_same_pixels(a, b, what.c_str());
 }
 }  // namespace
 
@@ -806,12 +844,8 @@ TEST(GpuDevices, OneAndTwoWorkersEqualTheSingleGpuRenderInBothModes) {
             const Image split = render_gpu(sd, rp, m, two, &s2);
             size_t differ = 0;
             for (size_t k = 0; k < split.rgb.size(); ++k) differ += split.rgb[k] != single.rgb[k];
-            if (!drain) {
-                expect_same_film(split, single, what + ", devices 0,0");
-            } else {
-                EXPECT_EQ(channels_off_by_more_than_rounding(single, split), 0u) << what;
-                EXPECT_GT(s2.drained, 0u);
-            }
+            expect_same_film(split, single, what + ", devices 0,0");  // (with the drain too: no contraction)
+            if (drain) EXPECT_GT(s2.drained, 0u);
             std::printf("%s, devices 0,0: %zu of %zu pixel channels differ from the single render\n", what.c_str(),
                         differ, split.rgb.size());
             ASSERT_EQ(s2.devices.size(), 2u);
@@ -834,7 +868,7 @@ TEST(GpuDevices, OneAndTwoWorkersEqualTheSingleGpuRenderInBothModes) {
 }
 
 // A sample range starting and ending mid-pass (a shard, a resume) over two workers; Mitchell's two films; AOVs on the
-// first worker after the beauty. (The wavefront without its drain, for bit for bit: see above.)
+// first worker after the beauty. (The wavefront with its default drain: see above.)
 TEST(GpuDevices, RangesMitchellAndAovsOverTwoWorkers) {
     REQUIRE_GPU();
     SceneData sd = cornell();
@@ -845,7 +879,6 @@ TEST(GpuDevices, RangesMitchellAndAovsOverTwoWorkers) {
     const uint64_t np = rp.num_pixels();
     for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
         RenderOptions r;
-        r.drain_below = 0;
         r.sample_begin = 3 * np + 123;
         r.sample_end = 40 * np - 7;
         const Image single = render_gpu(sd, rp, m, r);
@@ -859,7 +892,6 @@ TEST(GpuDevices, RangesMitchellAndAovsOverTwoWorkers) {
         RenderParams mr = rp;
         ASSERT_EQ(set_filter(mr, "mitchell"), "");
         RenderOptions plain;
-        plain.drain_below = 0;
         RenderOptions two = plain;
         two.devices = {0, 0};
         two.split_batch = 100000;
@@ -892,7 +924,6 @@ TEST(GpuDevices, CancelLeavesAPrefixOfWholeBatchesAndErrorsAreClear) {
     for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
         std::atomic<bool> cancel{false};
         RenderOptions o;
-        o.drain_below = 0;  // (bit for bit: see above)
         o.devices = {0, 0};
         o.split_batch = batch;
         o.cancel = &cancel;
@@ -908,7 +939,6 @@ TEST(GpuDevices, CancelLeavesAPrefixOfWholeBatchesAndErrorsAreClear) {
         EXPECT_EQ(cut.samples % batch, 0u);
         EXPECT_EQ(batches_taken(st), cut.samples / batch);
         RenderOptions prefix;
-        prefix.drain_below = 0;
         prefix.sample_end = cut.samples;
         expect_same_film(cut, render_gpu(sd, rp, m, prefix), std::string("cancelled, ") + mode_name(m));
     }

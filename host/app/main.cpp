@@ -156,7 +156,7 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
     cmd->add_option("--devices", s.devices,
                     "GPU: split the render over these CUDA devices, 'all' or a list (0,1; a repeated index is "
                     "several workers on one GPU): batches of samples from a shared counter, the image bit for bit "
-                    "the single GPU's (the wavefront's with --drain 0, else to rounding)");
+                    "the single GPU's");
     cmd->add_flag("--strict", s.load.strict, "every warning of a scene importer is an error");
 }
 

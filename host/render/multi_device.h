@@ -6,9 +6,9 @@
 // 64-bit fixed-point sums are then added on the host (integer adds, in any order: the single render's sums bit for
 // bit, since every random number is keyed by (pixel, sample, bounce, dimension)) and film_to_image makes the image.
 // A device that runs slower simply takes fewer batches. Bit for bit holds where each path runs through the same
-// code whatever the batches: the CPU, the GPU megakernel, the GPU wavefront without its drain. With the drain every
-// batch ends with a tail of its own, and on the GPU the drain kernel rounds a path's last bits differently from the
-// shade kernel (tests/test_gpu.cpp: Gpu.DrainMatchesIterationsBitForBit), so a few pixels differ in their last bits.
+// arithmetic whatever the batches: the CPU, the GPU megakernel, and the GPU wavefront, where every batch ends with a
+// drain of its own and the drain and stage kernels are compiled without contraction (CMakeLists.txt), so a path is
+// rounded the same whichever finishes it (tests/test_gpu.cpp: Gpu.DrainMatchesIterationsBitForBit).
 #pragma once
 #include <cstdint>
 #include <functional>
