@@ -9,9 +9,9 @@
 namespace wp {
 
 // W: the tree width compiled in (2 or 8), F the feature set (kernels/features.h); the launcher picks the scene's.
-// Same register budget as the megakernel, whose loop it runs.
+// Register budget: drain_min_blocks (kernels/gpu_stages.h).
 template <int W, uint32_t F>
-__global__ void WP_MEGAKERNEL_BOUNDS(F)
+__global__ void WP_DRAIN_BOUNDS(F)
     drain(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n, unsigned long long* rays) {
     uint32_t ext = 0, shadow = 0;
     // the segments in the depth histograms, as shade and shadow would count them (stage::drain on the CPU); per block

@@ -22,25 +22,39 @@ constexpr unsigned kStageBlock = 128;
 #else
 #define WP_TRAVERSAL_BOUNDS
 #endif
-// The same for shade and the megakernel (-DWAVEPATH_SHADE_MIN_BLOCKS, -DWAVEPATH_MEGAKERNEL_MIN_BLOCKS).
+// The same for shade and the megakernel per feature set F (kernels/features.h; -DWAVEPATH_SHADE_MIN_BLOCKS,
+// -DWAVEPATH_MEGAKERNEL_MIN_BLOCKS, 0: none) for the general kernels; the spheres set's are 8 (64 registers: shade's
+// choice unbounded; the megakernel's without spills where it would take 80, RTIOW's megakernel 2.5% faster, LOG
+// entry 43). The general shade at 7 blocks (72 registers, no spills; unbounded it takes 80): 6% faster on the
+// dragon and Sponza, 2% slower on the Cornell box (LOG entry 52). The general megakernel at 7 (72 registers and
+// ~360 bytes of spills against 96 and 8 at 5): 2-10% faster on every general scene (LOG entry 52).
 #if defined(WP_SHADE_MIN_BLOCKS) && WP_SHADE_MIN_BLOCKS > 0
-#define WP_SHADE_BOUNDS __launch_bounds__(kStageBlock, WP_SHADE_MIN_BLOCKS)
+constexpr int kShadeMinBlocks = WP_SHADE_MIN_BLOCKS;
 #else
-#define WP_SHADE_BOUNDS
+constexpr int kShadeMinBlocks = 1;
 #endif
-// The megakernel and the drain (its loop) per feature set F (kernels/features.h): the general kernels
-// WP_MEGAKERNEL_MIN_BLOCKS (default 5: 96 registers, LOG entry 13), the spheres set 8 (64 registers without spills
-// where it would take 80: RTIOW's megakernel 2.5% faster, LOG entry 43).
 #if defined(WP_MEGAKERNEL_MIN_BLOCKS) && WP_MEGAKERNEL_MIN_BLOCKS > 0
 constexpr int kMegakernelMinBlocks = WP_MEGAKERNEL_MIN_BLOCKS;
 #else
 constexpr int kMegakernelMinBlocks = 1;
 #endif
 template <uint32_t F>
+constexpr int shade_min_blocks() {
+    return F == kFeaturesSpheres ? 8 : kShadeMinBlocks;
+}
+template <uint32_t F>
 constexpr int megakernel_min_blocks() {
     return F == kFeaturesSpheres ? 8 : kMegakernelMinBlocks;
 }
+// The drain runs the megakernel's loop over a few paths; its general kernels keep 5 blocks (96 registers, 8 bytes of
+// spills): at 6 and 7 blocks the spills cost the drain 5-15% (LOG entry 52).
+template <uint32_t F>
+constexpr int drain_min_blocks() {
+    return F == kFeaturesSpheres ? 8 : 5;
+}
+#define WP_SHADE_BOUNDS(F) __launch_bounds__(kStageBlock, shade_min_blocks<F>())
 #define WP_MEGAKERNEL_BOUNDS(F) __launch_bounds__(kStageBlock, megakernel_min_blocks<F>())
+#define WP_DRAIN_BOUNDS(F) __launch_bounds__(kStageBlock, drain_min_blocks<F>())
 inline unsigned blocks_for(uint64_t n, unsigned block = kStageBlock) { return unsigned((n + block - 1) / block); }
 // Blocks of kStageBlock threads of kernel fn that fit on the whole GPU at once: the persistent kernels' grid
 // (kernels/persistent.h). Defined in extend.cu.

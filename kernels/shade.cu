@@ -9,7 +9,7 @@ namespace wp {
 
 // F: the feature set (kernels/features.h); the launcher picks the scene's.
 template <uint32_t F>
-__global__ void WP_SHADE_BOUNDS shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
+__global__ void WP_SHADE_BOUNDS(F) shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     // The depth histograms are counted per block in shared memory and added to the global ones once per block and
     // bin: a global atomic per warp and bin on a handful of addresses cost the kernel (LOG entry 30).
