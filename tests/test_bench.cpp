@@ -135,7 +135,7 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
         }
         EXPECT_LE(pct, 100.0 + 1e-6);  // the median run's kernels, nested in its frame
         if (m == 0) {
-            // the tail drain runs when the last live paths fit under its threshold (the default, 262144)
+            // the tail drain runs when the last live paths fit under its threshold (the default, 524288)
             // compaction by push (the default) has no kernel of its own
             EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "drain"}));
             EXPECT_TRUE(jm["push_compaction"].get<bool>());

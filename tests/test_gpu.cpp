@@ -652,7 +652,7 @@ TEST(GpuShards, WavefrontMergeWithTheDrainIsBitIdentical) {
         ls.params.spp = 32;
         const RenderParams& rp = ls.params;
         const uint64_t np = rp.num_pixels(), all = np * rp.spp, h = scene_fingerprint(ls.data);
-        RenderOptions o;  // every default: the drain below 262144 paths
+        RenderOptions o;  // every default: the drain below 524288 paths
         RenderStats sf;
         const Image full = render_gpu(ls.data, rp, Mode::Wavefront, o, &sf);
         ASSERT_GT(sf.drained, 0u) << name;
