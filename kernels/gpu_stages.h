@@ -47,7 +47,7 @@ constexpr int megakernel_min_blocks() {
     return F == kFeaturesSpheres ? 8 : kMegakernelMinBlocks;
 }
 // The drain runs the megakernel's loop over a few paths; its general kernels keep 5 blocks (96 registers, 8 bytes of
-// spills): at 6 and 7 blocks the spills cost the drain 5-15% (LOG entry 52).
+// spills): at 6 and 7 blocks the spills cost the drain 2-19% (LOG entry 52).
 template <uint32_t F>
 constexpr int drain_min_blocks() {
     return F == kFeaturesSpheres ? 8 : 5;
