@@ -123,8 +123,7 @@ WP_HD float ggx_lambda_root(vec3 w, float a) {
     float t2 = glm::max(0.0f, fmadd(-w.z, w.z, 1.0f)) / c2;
     return sqrtf(fmadd(a * a, t2, 1.0f));
 }
-WP_HD float ggx_lambda(vec3 w, float a) { return 0.5f * (ggx_lambda_root(w, a) - 1.0f); }
-// 1 / (1 + lambda) and 1 / (1 + lambda_o + lambda_i)
+// Smith: lambda = (root - 1) / 2, G1 = 1 / (1 + lambda), G2 = 1 / (1 + lambda_o + lambda_i)
 WP_HD float ggx_G1(vec3 w, float a) { return 1.0f / fmadd(0.5f, ggx_lambda_root(w, a) - 1.0f, 1.0f); }
 WP_HD float ggx_G2(vec3 wo, vec3 wi, float a) {
     return 1.0f / fmadd(0.5f, ggx_lambda_root(wi, a) - 1.0f, fmadd(0.5f, ggx_lambda_root(wo, a) - 1.0f, 1.0f));
