@@ -82,6 +82,7 @@ WP_HD AovSample aov_sample(const SceneView& s, const RenderParams& rp, uint64_t 
         }
         vec3 emitted;
         MatParams m = resolve_material(s, MatHandle{info.y}, sp, emitted);
+        m.walk_key = rand_bits(key, bounce + 1, kDimLayerWalk);
         vec3 wo = -p.dir;
         vec3 ng = sp.ng, ns = sp.ns;
         if (m.type != MatType::Dielectric && glm::dot(ng, wo) < 0.0f) {

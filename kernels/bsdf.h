@@ -23,12 +23,11 @@ struct MatParams {
     float metallic;
     bool complex_ior;
     vec3 eta, k;
+    // layered (coated) materials: their parameters (color holds the resolved reflectance) and the key of the random
+    // walks' numbers (kernels/layered.h; set by the caller from the path's key and bounce)
+    const LayeredData* layer;
+    uint32_t walk_key;
 };
-
-WP_HD bool is_delta(const MatParams& m) {
-    return (m.type == MatType::Conductor || m.type == MatType::Dielectric) &&
-           m.alpha < 1e-3f;  // effectively smooth (as pbrt-v4)
-}
 
 // ---- sampling helpers ----
 WP_HD vec2 sample_disk_concentric(vec2 u) {
@@ -173,6 +172,25 @@ WP_HD vec3 conductor_F(const MatParams& m, float cos_t) {
 // glTF metallic-roughness: probability of choosing the specular lobe.
 WP_HD float principled_spec_prob(const MatParams& m) { return fmadd(0.5f, m.metallic, 0.5f); }
 
+}  // namespace wp
+
+// The layered materials (pbrt-v4's coated ones) build on the components above; evaluation and sampling below
+// dispatch to them.
+#define WP_BSDF_COMPONENTS_DEFINED
+#include "layered.h"
+
+namespace wp {
+
+// Whether the material has only specular lobes (no light sampling then).
+template <uint32_t Feat = kFeaturesAll>
+WP_HD bool is_delta(const MatParams& m) {
+    if constexpr (has_feature<Feat>(kFeatLayered)) {
+        if (m.type == MatType::Layered) return layered_specular(m);
+    }
+    return (m.type == MatType::Conductor || m.type == MatType::Dielectric) &&
+           m.alpha < 1e-3f;  // effectively smooth (as pbrt-v4)
+}
+
 // ---- evaluation ----
 template <uint32_t Feat = kFeaturesAll>
 WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
@@ -238,6 +256,9 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
                 pdf = fmadd((1.0f - ps) * wi.z, kInvPi, ps * ggx_pdf_vndf(wo, wm, a) / fmadd(4.0f, vdoth, 1e-12f));
                 return fmadd(m.metallic, metal, (1.0f - m.metallic) * dielectric);
             }
+            break;
+        case MatType::Layered:
+            if constexpr (has_feature<Feat>(kFeatLayered)) return layered_eval(m, wo, wi, pdf);
             break;
     }
     return vec3(0.0f);
@@ -321,6 +342,9 @@ WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSam
                 s.f = bsdf_eval<Feat>(m, wo, s.wi, s.pdf);
                 return s.pdf > 0.0f;
             }
+            break;
+        case MatType::Layered:
+            if constexpr (has_feature<Feat>(kFeatLayered)) return layered_sample(m, wo, ulobe, u, s);
             break;
     }
     return false;

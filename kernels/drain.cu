@@ -43,9 +43,13 @@ using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 // The instance for a tree width and feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general
 // one compiled with it.
 DrainFn drain_fn(int width, uint32_t set, bool clamp = false) {
-    if (clamp) return width == 8 ? drain<8, kFeaturesAll | kWithClamp> : drain<2, kFeaturesAll | kWithClamp>;
+    if (clamp) {
+        if (width == 8) return drain<8, kFeaturesAll | kWithClamp>;
+        return set == kFeaturesAll ? drain<2, kFeaturesAll | kWithClamp> : drain<2, kFeaturesGeneral | kWithClamp>;
+    }
     if (width == 8) return drain<8, kFeaturesAll>;
-    return set == kFeaturesSpheres ? drain<2, kFeaturesSpheres> : drain<2, kFeaturesAll>;
+    if (set == kFeaturesSpheres) return drain<2, kFeaturesSpheres>;
+    return set == kFeaturesGeneral ? drain<2, kFeaturesGeneral> : drain<2, kFeaturesAll>;
 }
 }  // namespace
 

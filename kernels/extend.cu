@@ -41,6 +41,7 @@ using ExtendKernel = void (*)(SceneView, WavefrontQueues, uint32_t);
 ExtendKernel extend_kernel(bool wide, uint32_t refill, uint32_t set) {
     if (wide) return extend<8, false, kFeaturesAll>;
     if (refill == 0) return extend<2, false, kFeaturesAll>;
+    // traversal has no material code: the general and the layered sets share one instance
     return set == kFeaturesSpheres ? extend<2, true, kFeaturesSpheres> : extend<2, true, kFeaturesAll>;
 }
 }  // namespace

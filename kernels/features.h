@@ -25,8 +25,9 @@ enum Feature : uint32_t {
     kFeatEmitters = 1u << 6,       // primitives in the light table (their emission on a hit, MIS-weighted)
     kFeatLightSampling = 1u << 7,  // next-event estimation (light sampling on, and a light or environment to sample)
     kFeatEnvMap = 1u << 8,         // an environment map (else the background is one constant radiance)
+    kFeatLayered = 1u << 9,        // pbrt-v4's coated (layered) materials: a random walk per evaluation
 };
-constexpr uint32_t kFeaturesAll = (1u << 9) - 1u;
+constexpr uint32_t kFeaturesAll = (1u << 10) - 1u;
 
 template <uint32_t F>
 WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
@@ -37,7 +38,10 @@ WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
 // conductor and dielectric materials under a constant sky, no light sampling: the scenes of Ray Tracing in One
 // Weekend (scenes/rtiow.json).
 constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatConductor | kFeatDielectric;
-constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesAll};
+// Everything but the layered materials: their random walks cost the general kernels registers (and spills) that
+// scenes without them should not pay for, so a scene with coated materials runs kernels of its own (kFeaturesAll).
+constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered);
+constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesGeneral, kFeaturesAll};
 
 // The compiled set the kernels of a scene with features `need` run as.
 constexpr uint32_t feature_set_for(uint32_t need) {
@@ -49,6 +53,8 @@ constexpr uint32_t feature_set_for(uint32_t need) {
 constexpr uint32_t compiled_feature_set(int width, uint32_t need) {
     return width == 8 ? kFeaturesAll : feature_set_for(need);
 }
-inline const char* feature_set_name(uint32_t set) { return set == kFeaturesSpheres ? "spheres" : "all"; }
+inline const char* feature_set_name(uint32_t set) {
+    return set == kFeaturesSpheres ? "spheres" : set == kFeaturesGeneral ? "all" : "layered";
+}
 
 }  // namespace wp

@@ -33,12 +33,17 @@ using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint6
                               FetchCounters);
 // The instance for a tree width and feature set: the sets of kFeatureSets on the binary tree, all on the wide one.
 // With the indirect clamp or a reconstruction filter (kWithClamp, kWithFilter, kernels/stages.h): the general
-// instance compiled with them.
-constexpr uint32_t kWithOptions = kFeaturesAll | kWithClamp | kWithFilter;
+// instance compiled with them (on the binary tree without the layered materials unless the scene has them).
+constexpr uint32_t kWithOptions = kWithClamp | kWithFilter;
 MegakernelFn megakernel_fn(int width, uint32_t set, bool options = false) {
-    if (options) return width == 8 ? megakernel<8, kWithOptions> : megakernel<2, kWithOptions>;
+    if (options) {
+        if (width == 8) return megakernel<8, kFeaturesAll | kWithOptions>;
+        return set == kFeaturesAll ? megakernel<2, kFeaturesAll | kWithOptions>
+                                   : megakernel<2, kFeaturesGeneral | kWithOptions>;
+    }
     if (width == 8) return megakernel<8, kFeaturesAll>;
-    return set == kFeaturesSpheres ? megakernel<2, kFeaturesSpheres> : megakernel<2, kFeaturesAll>;
+    if (set == kFeaturesSpheres) return megakernel<2, kFeaturesSpheres>;
+    return set == kFeaturesGeneral ? megakernel<2, kFeaturesGeneral> : megakernel<2, kFeaturesAll>;
 }
 }  // namespace
 

@@ -18,6 +18,7 @@ enum Dim : uint32_t {
     kDimBsdfU,
     kDimBsdfV,
     kDimRoulette,
+    kDimLayerWalk,  // the key of a layered material's random walks (kernels/layered.h)
     kDimsPerBounce = 16
 };
 
@@ -38,9 +39,11 @@ WP_HD uint32_t path_key(uint32_t pixel, uint32_t sample, uint32_t seed) {
 
 WP_HD float u01(uint32_t bits) { return float(bits >> 8) * (1.0f / 16777216.0f); }
 
-// Uniform float in [0,1) for (path key, bounce, dimension).
-WP_HD float rand01(uint32_t key, uint32_t bounce, uint32_t dim) {
-    return u01(hash32(key ^ hash32(bounce * kDimsPerBounce + dim + 0x632be5abu)));
+// 32 random bits for (path key, bounce, dimension).
+WP_HD uint32_t rand_bits(uint32_t key, uint32_t bounce, uint32_t dim) {
+    return hash32(key ^ hash32(bounce * kDimsPerBounce + dim + 0x632be5abu));
 }
+// Uniform float in [0,1) for (path key, bounce, dimension).
+WP_HD float rand01(uint32_t key, uint32_t bounce, uint32_t dim) { return u01(rand_bits(key, bounce, dim)); }
 
 }  // namespace wp

@@ -9,7 +9,7 @@ namespace wp {
 enum class ShapeType : uint32_t { Triangle = 0, Sphere = 1, Quad = 2 };
 
 // Material handle: tag in the top 4 bits, index into that tag's parameter array below.
-enum class MatType : uint32_t { Lambert = 0, Conductor = 1, Dielectric = 2, Principled = 3 };
+enum class MatType : uint32_t { Lambert = 0, Conductor = 1, Dielectric = 2, Principled = 3, Layered = 4 };
 struct MatHandle {
     uint32_t bits;
     WP_HD MatType type() const { return MatType(bits >> 28); }
@@ -50,6 +50,27 @@ struct PrincipledData {
     uint32_t emissive_tex;
     float normal_scale;
     float pad[3];
+};
+
+// pbrt-v4's coated materials (coateddiffuse, coatedconductor; kernels/layered.h): a dielectric coating of index
+// coat_eta and GGX alpha coat_alpha over a base, with a medium of `thickness` between them (single-scattering albedo,
+// Henyey-Greenstein g; albedo 0: no medium, only its transmittance exp(-thickness / |cos|)), evaluated by pbrt-v4's
+// stochastic random walk (max_depth steps, nsamples walks per evaluation). The base is diffuse (reflectance, times
+// its texture) or a conductor of complex IOR eta + i k (already divided by coat_eta, as pbrt-v4 does) and GGX alpha
+// base_alpha.
+struct LayeredData {
+    vec3 reflectance;
+    uint32_t reflectance_tex;
+    vec3 albedo;
+    float thickness;
+    vec3 eta;
+    float g;
+    vec3 k;
+    float coat_eta;
+    float coat_alpha, base_alpha;
+    uint32_t conductor_base;  // 0: diffuse base, 1: conductor base
+    uint32_t max_depth, nsamples;
+    uint32_t pad[3];
 };
 
 // Texels of all textures in one array (linear RGBA, row 0 at the top, v = 0 at the top as in glTF/OBJ after flip).
@@ -120,6 +141,7 @@ struct SceneView {
     const ConductorData* conductor = nullptr;
     const DielectricData* dielectric = nullptr;
     const PrincipledData* principled = nullptr;
+    const LayeredData* layered = nullptr;
     const Light* lights = nullptr;
     const float* light_cdf = nullptr;  // inclusive CDF over lights, last entry 1
     uint32_t num_lights = 0;

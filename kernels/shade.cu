@@ -51,8 +51,9 @@ using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 // The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general one compiled
 // with it.
 ShadeFn shade_fn(uint32_t set, bool clamp = false) {
-    if (clamp) return shade<kFeaturesAll | kWithClamp>;
-    return set == kFeaturesSpheres ? shade<kFeaturesSpheres> : shade<kFeaturesAll>;
+    if (clamp) return set == kFeaturesAll ? shade<kFeaturesAll | kWithClamp> : shade<kFeaturesGeneral | kWithClamp>;
+    if (set == kFeaturesSpheres) return shade<kFeaturesSpheres>;
+    return set == kFeaturesGeneral ? shade<kFeaturesGeneral> : shade<kFeaturesAll>;
 }
 }  // namespace
 

@@ -88,6 +88,17 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
                 break;
             }
             break;
+        case MatType::Layered:
+            if constexpr (has_feature<F>(kFeatLayered)) {
+                const LayeredData& d = s.layered[h.index()];
+                m.layer = &d;
+                m.color = d.reflectance;
+                m.ior = d.coat_eta;
+                if (has_feature<F>(kFeatTextures) && d.reflectance_tex != kNoTexture)
+                    m.color *= vec3(tex_lookup(s, d.reflectance_tex, texture_uv(sp)));
+                break;
+            }
+            break;
     }
     return m;
 }
@@ -218,6 +229,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     }
     vec3 emitted;
     MatParams m = resolve_material<F>(s, MatHandle{info.y}, sp, emitted);
+    if constexpr (has_feature<F>(kFeatLayered)) m.walk_key = rand_bits(key, bounce, kDimLayerWalk);
     // emissive materials (textured glTF emission) are not in the light table: found by BSDF sampling only
     if ((emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f) && dot_fma(sp.ng, wo) > 0.0f) {
         film_add(film, p.pixel, maybe_clamp<F>(p.beta * emitted, rp, p.depth >= 2));
@@ -233,7 +245,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     Frame f = Frame::from_normal(ns);
     vec3 wo_l = f.to_local(wo);
 
-    if (has_feature<F>(kFeatLightSampling) && samples_lights(s, rp) && !is_delta(m)) {
+    if (has_feature<F>(kFeatLightSampling) && samples_lights(s, rp) && !is_delta<F>(m)) {
         LightSample ls;
         vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
         if (sample_light(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&

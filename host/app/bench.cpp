@@ -333,7 +333,9 @@ json run_bench(const BenchOptions& o) {
             jm["sorted_shading"] = last.sorted;
             jm["push_compaction"] = ropt.push_compaction;
             json kernels = json::array();
-            const uint32_t set = table.feature_set == "spheres" ? kFeaturesSpheres : kFeaturesAll;
+            const uint32_t set = table.feature_set == "spheres" ? kFeaturesSpheres
+                                 : table.feature_set == "all"   ? kFeaturesGeneral
+                                                                : kFeaturesAll;
             jm["render_ms_kernel_timing"] = t_table;  // the frame of the run that timed every kernel
             for (const KernelRow& kr : table.kernels) {
                 const std::string& k = kr.name;

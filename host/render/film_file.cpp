@@ -76,6 +76,13 @@ uint64_t scene_fingerprint(const SceneData& s) {
         h.v3(m.base_color), h.f(m.metallic), h.f(m.roughness), h.word(m.base_tex), h.word(m.mr_tex);
         h.word(m.normal_tex), h.v3(m.emissive), h.word(m.emissive_tex), h.f(m.normal_scale);
     }
+    // (after the tables older films hashed, and only when present, so that their fingerprints stay as they were)
+    if (!s.layered.empty()) h.count(s.layered.size());
+    for (const LayeredData& m : s.layered) {
+        h.v3(m.reflectance), h.word(m.reflectance_tex), h.v3(m.albedo), h.f(m.thickness), h.v3(m.eta), h.f(m.g);
+        h.v3(m.k), h.f(m.coat_eta), h.f(m.coat_alpha), h.f(m.base_alpha), h.word(m.conductor_base);
+        h.word(m.max_depth), h.word(m.nsamples);
+    }
     h.count(s.lights.size());
     for (const Light& l : s.lights) h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
     h.count(s.tex_texels.size());

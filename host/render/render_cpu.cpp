@@ -301,7 +301,8 @@ std::string mib(uint64_t b) {
 
 uint64_t scene_device_bytes(const SceneData& sd, std::string* what) {
     uint64_t bvh = vbytes(sd.nodes) + vbytes(sd.nodes8), prims = vbytes(sd.geom) + vbytes(sd.info) + vbytes(sd.attr);
-    uint64_t mats = vbytes(sd.lambert) + vbytes(sd.conductor) + vbytes(sd.dielectric) + vbytes(sd.principled);
+    uint64_t mats =
+        vbytes(sd.lambert) + vbytes(sd.conductor) + vbytes(sd.dielectric) + vbytes(sd.principled) + vbytes(sd.layered);
     uint64_t lights = vbytes(sd.lights) + vbytes(sd.light_cdf);
     uint64_t tex = vbytes(sd.tex_texels) + vbytes(sd.textures);
     uint64_t env = vbytes(sd.env_texels) + vbytes(sd.env_marginal) + vbytes(sd.env_conditional);

@@ -21,6 +21,7 @@ SceneView SceneData::view() const {
     s.conductor = conductor.data();
     s.dielectric = dielectric.data();
     s.principled = principled.data();
+    s.layered = layered.empty() ? nullptr : layered.data();
     s.lights = lights.data();
     s.light_cdf = light_cdf.data();
     s.num_lights = uint32_t(lights.size());
@@ -48,6 +49,7 @@ uint32_t SceneData::features() const {
     if (!conductor.empty()) f |= kFeatConductor;
     if (!dielectric.empty()) f |= kFeatDielectric;
     if (!principled.empty()) f |= kFeatPrincipled;
+    if (!layered.empty()) f |= kFeatLayered;
     if (!textures.empty()) f |= kFeatTextures;
     if (!lights.empty()) f |= kFeatEmitters;
     if (!env_texels.empty()) f |= kFeatEnvMap;
@@ -95,6 +97,10 @@ MatHandle SceneBuilder::principled(vec3 base, float metallic, float roughness) {
 MatHandle SceneBuilder::principled(const PrincipledData& p) {
     data_.principled.push_back(p);
     return MatHandle::make(MatType::Principled, uint32_t(data_.principled.size() - 1));
+}
+MatHandle SceneBuilder::layered(const LayeredData& d) {
+    data_.layered.push_back(d);
+    return MatHandle::make(MatType::Layered, uint32_t(data_.layered.size() - 1));
 }
 MatHandle SceneBuilder::conductor_complex(vec3 eta, vec3 k, float alpha) {
     ConductorData d{};

@@ -16,6 +16,7 @@ struct SceneData {
     std::vector<ConductorData> conductor;
     std::vector<DielectricData> dielectric;
     std::vector<PrincipledData> principled;
+    std::vector<LayeredData> layered;
     std::vector<Light> lights;
     std::vector<float> light_cdf;
     vec3 background{0.0f};       // constant environment (when there is no map)
@@ -57,6 +58,8 @@ public:
     MatHandle dielectric(float ior, float alpha = 0.0f, vec3 tint = vec3(1.0f));
     MatHandle principled(vec3 base, float metallic, float roughness);
     MatHandle principled(const PrincipledData& p);
+    // pbrt-v4's coateddiffuse / coatedconductor (kernels/layered.h)
+    MatHandle layered(const LayeredData& d);
     MatHandle conductor_complex(vec3 eta, vec3 k, float alpha);
     // A texture of w x h linear RGBA texels (row 0 at the top); returns its id.
     uint32_t texture(std::vector<F4> texels, uint32_t w, uint32_t h);

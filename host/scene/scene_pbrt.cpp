@@ -1185,6 +1185,70 @@ private:
         return int(mats_.size() - 1);
     }
 
+    // A coating's index: a float or a spectrum (the index at 550 nm, as for dielectrics); 0 means 1 (pbrt-v4).
+    float coat_eta(Params& ps, const std::string& name) {
+        Param* e = get(ps, name, {"float", "spectrum", "rgb"});
+        if (!e) return 1.5f;
+        vec3 v = e->type == "float" ? vec3(float(e->nums.at(0))) : spectrum(*e);
+        if (std::fabs(v.x - v.y) > 1e-4f || std::fabs(v.y - v.z) > 1e-4f)
+            warn(e->loc, "dispersion not supported: the index at 550 nm");
+        if (!(v.y >= 0.0f) || !std::isfinite(v.y)) fail(e->loc, "'" + name + "' must be a finite index >= 0");
+        return v.y == 0.0f ? 1.0f : v.y;
+    }
+    // pbrt-v4's coateddiffuse and coatedconductor: the layered BSDF of kernels/layered.h with pbrt-v4's parameters
+    // and defaults (thickness 0.01, eta 1.5, albedo 0, g 0, maxdepth 10, nsamples 1).
+    int coated(const std::string& type, Params& ps, const Loc& l, bool remap) {
+        LayeredData d{};
+        const bool diffuse = type == "coateddiffuse";
+        d.coat_alpha = alpha(ps, diffuse ? "" : "interface.", 0.0f, remap, l);
+        d.coat_eta = coat_eta(ps, diffuse ? "eta" : "interface.eta");
+        d.thickness = floattex(ps, "thickness", 0.01f);
+        if (!(d.thickness >= 0.0f) || !std::isfinite(d.thickness))
+            fail(find(ps, "thickness")->loc, "thickness must be a finite value >= 0");
+        Loc al;
+        TexRec a = spectex(ps, "albedo", vec3(0.0f), &al);
+        if (a.id != kNoTexture) warn(al, "an albedo texture on a coated material not supported: its average");
+        d.albedo = glm::clamp(a.avg, 0.0f, 1.0f);
+        d.g = glm::clamp(floattex(ps, "g", 0.0f), -1.0f, 1.0f);
+        d.max_depth = uint32_t(i1(ps, "maxdepth", 10, 0, 1000));
+        d.nsamples = uint32_t(i1(ps, "nsamples", 1, 1, 1000));
+        d.reflectance_tex = kNoTexture;
+        bool textured = false;
+        if (diffuse) {
+            TexRec r = spectex(ps, "reflectance", vec3(0.5f));
+            d.reflectance = glm::clamp(r.value, 0.0f, 1.0f);
+            d.reflectance_tex = r.id;
+            textured = r.id != kNoTexture;
+            d.conductor_base = 0;
+        } else {
+            d.base_alpha = alpha(ps, "conductor.", 0.0f, remap, l);
+            if (find(ps, "reflectance")) {  // eta 1, k from the reflectance (made per hit: it may be textured)
+                TexRec r = spectex(ps, "reflectance", vec3(1.0f));
+                d.reflectance = glm::clamp(r.value, 0.0f, 1.0f);
+                d.reflectance_tex = r.id;
+                textured = r.id != kNoTexture;
+                d.conductor_base = 2;
+                for (const char* n : {"conductor.eta", "conductor.k"})
+                    if (Param* p = find(ps, n)) {
+                        p->used = true;
+                        warn(p->loc, std::string("coatedconductor with reflectance: '") + n + "' ignored (as pbrt-v4)");
+                    }
+            } else {
+                vec3 eta, k;
+                conductor_preset("Cu", eta, k);
+                spectrum(ps, "conductor.eta", eta, nullptr, nullptr, true);
+                spectrum(ps, "conductor.k", k, nullptr, nullptr, true);
+                if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f || glm::min(k.x, glm::min(k.y, k.z)) < 0.0f)
+                    fail(l, "conductor.eta must be > 0 and conductor.k not negative");
+                d.eta = eta / d.coat_eta;  // pbrt-v4: the conductor's index relative to the coating
+                d.k = k / d.coat_eta;
+                d.reflectance = vec3(1.0f);
+                d.conductor_base = 1;
+            }
+        }
+        return add_mat(b_.layered(d), textured);
+    }
+
     int material(const std::string& type, Params& ps, const Loc& l) {
         if (!pbrt_knows("Material", type)) fail(l, "unknown material type '" + type + "'");
         const std::string who = "material \"" + type + "\"";
@@ -1239,43 +1303,8 @@ private:
             }
             if (ior == 1.0f) ior = 1.0001f;
             idx = add_mat(b_.dielectric(ior, a));
-        } else if (type == "coateddiffuse") {
-            TexRec r = spectex(ps, "reflectance", vec3(0.5f));
-            float a = alpha(ps, "", 0.0f, remap, l);
-            for (const char* s : {"thickness", "g"}) floattex(ps, s, 0.0f);
-            use_all(ps);  // the coating's layer parameters (eta, albedo, maxdepth, nsamples) have no counterpart
-            PrincipledData d{};
-            d.base_color = glm::clamp(r.value, 0.0f, 1.0f);
-            d.metallic = 0.0f;
-            d.roughness = glm::clamp(std::sqrt(a), 0.0f, 1.0f);
-            d.base_tex = r.id;
-            d.mr_tex = d.normal_tex = d.emissive_tex = kNoTexture;
-            d.normal_scale = 1.0f;
-            d.emissive = vec3(0.0f);
-            warn(l,
-                 "coateddiffuse approximated by the principled (glTF) BSDF: metallic 0, base color = reflectance, "
-                 "roughness = sqrt(alpha) = " +
-                     std::to_string(d.roughness) + ", specular F0 0.04; thickness, albedo, g and eta ignored");
-            idx = add_mat(b_.principled(d), r.id != kNoTexture);
-        } else if (type == "coatedconductor") {
-            float a = alpha(ps, "conductor.", 0.0f, remap, l);
-            float ai = alpha(ps, "interface.", 0.0f, remap, l);
-            vec3 eta, k;
-            conductor_preset("Cu", eta, k);
-            if (find(ps, "reflectance")) {
-                TexRec r = spectex(ps, "reflectance", vec3(1.0f));
-                idx = add_mat(b_.conductor(glm::clamp(r.avg, 0.0f, 1.0f), a));
-            } else {
-                spectrum(ps, "conductor.eta", eta, nullptr, nullptr, true);
-                spectrum(ps, "conductor.k", k, nullptr, nullptr, true);
-                if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f || glm::min(k.x, glm::min(k.y, k.z)) < 0.0f)
-                    fail(l, "conductor.eta must be > 0 and conductor.k not negative");
-                idx = add_mat(b_.conductor_complex(eta, k, a));
-            }
-            use_all(ps);
-            warn(l, "coatedconductor approximated by its conductor alone (alpha " + std::to_string(a) +
-                        "): the dielectric coating (interface alpha " + std::to_string(ai) +
-                        ", eta, thickness, albedo) ignored");
+        } else if (type == "coateddiffuse" || type == "coatedconductor") {
+            idx = coated(type, ps, l, remap);
         } else if (type == "mix") {
             Param* m = get(ps, "materials", {"string"});
             if (!m || m->strs.size() != 2) fail(m ? m->loc : l, "mix needs \"string materials\" [ \"a\" \"b\" ]");
