@@ -848,6 +848,7 @@ TEST(PbrtLights, DeltaLightErrorsAndWarnings) {
                  "conedeltaangle must be in [0, 360]");
     expect_error("e-negI", "LightSource \"point\" \"rgb I\" [1 -1 1]\n", "5:21", "I must not be negative");
     expect_error("e-negL", "LightSource \"distant\" \"rgb L\" [-1 1 1]\n", "5:23", "L must not be negative");
+    expect_error("e-scale", "LightSource \"spot\" \"float scale\" -2\n", "5:20", "'scale' must not be negative");
     expect_error("e-param", "LightSource \"point\" \"point3 to\" [0 0 1]\n", "5:21",
                  "unknown parameter 'to' for LightSource \"point\"");
     expect_error("e-dir", "LightSource \"distant\" \"point3 from\" [1 1 1] \"point3 to\" [1 1 1]\n", "5:1",

@@ -1359,6 +1359,7 @@ private:
     void delta_light(const std::string& type, Params& ps, const Loc& l) {
         const std::string what = "light \"" + type + "\"";
         float sc = f1(ps, "scale", 1.0f);
+        if (sc < 0.0f) fail(find(ps, "scale")->loc, "'scale' must not be negative");
         if (type == "distant") {
             vec3 L = emission(ps, "L");
             vec3 from = point_param(ps, "from", vec3(0.0f)), to = point_param(ps, "to", vec3(0, 0, 1));
