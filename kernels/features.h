@@ -26,8 +26,9 @@ enum Feature : uint32_t {
     kFeatLightSampling = 1u << 7,  // next-event estimation (light sampling on, and a light or environment to sample)
     kFeatEnvMap = 1u << 8,         // an environment map (else the background is one constant radiance)
     kFeatLayered = 1u << 9,        // pbrt-v4's coated (layered) materials: a random walk per evaluation
+    kFeatDeltaLights = 1u << 10,   // point, spot and distant lights in the light table (sampled by next-event only)
 };
-constexpr uint32_t kFeaturesAll = (1u << 10) - 1u;
+constexpr uint32_t kFeaturesAll = (1u << 11) - 1u;
 
 template <uint32_t F>
 WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {

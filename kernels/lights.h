@@ -1,6 +1,8 @@
-// Lights: emissive triangles, quads and spheres, chosen in proportion to power, and the environment (chosen
-// with probability env.select_prob: 1 without area lights, else 1/2). Pdfs are per unit solid angle at the
-// reference point and include the selection probability.
+// Lights: the light table (kernels/scene_view.h) holds emissive triangles, quads and spheres and pbrt-v4's delta
+// lights (point, spot, distant), chosen in proportion to power, and the environment (chosen with probability
+// env.select_prob: 1 without lights in the table, else 1/2). Pdfs of area lights and the environment are per unit
+// solid angle at the reference point and include the selection probability; a delta light's sample has the
+// selection probability alone as its pdf and no MIS weight (no BSDF-sampled ray can find it).
 #pragma once
 #include "bsdf.h"
 #include "environment.h"
@@ -12,8 +14,10 @@ struct LightSample {
     vec3 p, n;  // point on the light and its oriented normal
     vec3 wi;    // unit direction from the reference point to p
     float dist;
-    vec3 Le;    // radiance leaving p toward the reference point (0 if it sees the back of a one-sided light)
-    float pdf;  // solid angle, selection included
+    vec3 Le;     // radiance leaving p toward the reference point (0 if it sees the back of a one-sided light);
+                 // a delta light: what arrives (point, spot: intensity / dist^2; distant: its radiance)
+    float pdf;   // solid angle, selection included; a delta light: its selection probability
+    bool delta;  // a delta light's sample: weighted 1, not by MIS
 };
 
 // Binary search in the inclusive CDF.
@@ -41,7 +45,7 @@ WP_HD float sphere_cos_max(vec3 ref, vec3 c, float r, float& dc) {
     return safe_sqrt(1.0f - s2);
 }
 
-// Solid-angle pdf of reaching point p (normal n) on light li from ref, selection included.
+// Solid-angle pdf of reaching point p (normal n) on area light li from ref, selection included.
 WP_HD float light_pdf(const SceneView& s, uint32_t li, vec3 ref, vec3 p, vec3 n) {
     const Light& L = s.lights[li];
     const float area_prob = 1.0f - s.env.select_prob;
@@ -60,8 +64,44 @@ WP_HD float light_pdf(const SceneView& s, uint32_t li, vec3 ref, vec3 p, vec3 n)
     return area_prob * L.select_pdf * d2 / (cos_l * L.area);
 }
 
+// pbrt-v4's spot falloff: smoothstep of the cosine to the axis from cos_end (0) to cos_start (1).
+WP_HD float spot_falloff(const Light& L, float cos_t) {
+    if (L.cos_start == L.cos_end) return cos_t < L.cos_end ? 0.0f : 1.0f;
+    float t = glm::clamp((cos_t - L.cos_end) / (L.cos_start - L.cos_end), 0.0f, 1.0f);
+    return t * t * fmadd(-2.0f, t, 3.0f);
+}
+
+// A delta light's sample from ref; sel: its selection probability. Point and spot lights deliver intensity / d^2
+// (the spot's falloff applied), a distant light its radiance, from infinitely far (dist = kInf).
+WP_HD bool sample_delta_light(const Light& L, vec3 ref, float sel, LightSample& ls) {
+    ls.delta = true;
+    ls.pdf = sel;
+    if (L.type == kLightDistant) {
+        ls.wi = L.dir;
+        ls.dist = kInf;
+        ls.p = ref;
+        ls.n = -L.dir;
+        ls.Le = L.Le;
+        return sel > 0.0f;
+    }
+    vec3 d = L.pos - ref;
+    float d2 = dot_fma(d, d);
+    if (!(d2 > 0.0f)) return false;
+    ls.dist = sqrtf(d2);
+    ls.wi = d / ls.dist;
+    ls.p = L.pos;
+    ls.n = -ls.wi;
+    float k = 1.0f / d2;
+    if (L.type == kLightSpot) k *= spot_falloff(L, -dot_fma(ls.wi, L.dir));
+    ls.Le = L.Le * k;
+    return sel > 0.0f && finite1(k);
+}
+
+// F: the features compiled in (kernels/features.h); without kFeatDeltaLights the table holds area lights only.
+template <uint32_t F = kFeaturesAll>
 WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightSample& ls) {
     const float pe = s.env.select_prob, area_prob = 1.0f - pe;
+    ls.delta = false;
     if (pe > 0.0f && usel < pe) {
         if (!env_sample(s.env, u, ls.wi, ls.Le, ls.pdf)) return false;
         ls.dist = kInf;
@@ -73,6 +113,9 @@ WP_HD bool sample_light(const SceneView& s, vec3 ref, float usel, vec2 u, LightS
     usel = glm::min((usel - pe) / area_prob, 0.99999994f);
     uint32_t li = select_light(s, usel);
     const Light& L = s.lights[li];
+    if constexpr (has_feature<F>(kFeatDeltaLights)) {
+        if (L.type != kLightArea) return sample_delta_light(L, ref, area_prob * L.select_pdf, ls);
+    }
     F4 g0 = load4(&s.prims.geom[3 * L.prim]);
     F4 g1 = load4(&s.prims.geom[3 * L.prim + 1]);
     uint32_t type = float_bits(g0.w);

@@ -115,13 +115,25 @@ constexpr int kBVHStackSize = 64;  // the builder keeps the tree depth below thi
 // 8-wide compressed node (kernels/bvh8.h).
 struct BVH8Node;
 
+// The light table: emissive primitives (area lights) and pbrt-v4's delta lights, one tagged record each (the
+// type is switched on; no virtual calls). Delta lights are found by next-event estimation alone: no ray hits them.
+enum LightType : uint32_t {
+    kLightArea = 0,     // an emissive primitive: prim, area, two_sided; Le its radiance
+    kLightPoint = 1,    // at pos, Le its intensity (W/sr, scale applied)
+    kLightSpot = 2,     // at pos, axis dir; Le the intensity on the axis, smoothstep falloff from cos_start to cos_end
+    kLightDistant = 3,  // from direction dir (unit, toward the light); Le the radiance (irradiance normal to dir)
+};
 struct Light {
-    uint32_t prim;
+    uint32_t prim;  // area: the primitive's leaf slot; delta lights: kInvalid
     float area;
     float select_pdf;  // probability of picking this light (proportional to power)
     uint32_t two_sided;
     vec3 Le;
-    float pad;
+    uint32_t type = kLightArea;  // LightType
+    vec3 pos{0.0f};              // point, spot
+    float cos_start = 1.0f;      // spot: cosine of the full-intensity cone's half angle (coneangle - conedeltaangle)
+    vec3 dir{0.0f};              // spot: unit axis; distant: unit direction toward the light
+    float cos_end = -1.0f;       // spot: cosine of coneangle (zero intensity beyond)
 };
 
 struct CameraData {

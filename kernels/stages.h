@@ -248,7 +248,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     if (has_feature<F>(kFeatLightSampling) && samples_lights(s, rp) && !is_delta<F>(m)) {
         LightSample ls;
         vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
-        if (sample_light(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
+        if (sample_light<F>(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
             (ls.Le.x > 0.0f || ls.Le.y > 0.0f || ls.Le.z > 0.0f)) {
             vec3 wi_l = f.to_local(ls.wi);
             float gside = dot_fma(ls.wi, ng);
@@ -256,7 +256,8 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
                 float bpdf;
                 vec3 fv = bsdf_eval<F>(m, wo_l, wi_l, bpdf);
                 if (fv.x > 0.0f || fv.y > 0.0f || fv.z > 0.0f) {
-                    float w = power_heuristic(ls.pdf, bpdf);
+                    // a delta light: no BSDF sample finds it, so its light sample counts fully
+                    float w = has_feature<F>(kFeatDeltaLights) && ls.delta ? 1.0f : power_heuristic(ls.pdf, bpdf);
                     sh.contrib = p.beta * fv * (fabsf(wi_l.z) * w / ls.pdf) * ls.Le;
                     sh.contrib = maybe_clamp<F>(sh.contrib, rp, p.depth >= 1);
                     sh.origin = offset_ray_origin(sp.p, gside > 0.0f ? ng : -ng);

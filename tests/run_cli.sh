@@ -195,7 +195,7 @@ EOF
   want_rc ".usda" 1
   has s4 "error: scene.usda: unsupported scene format '.usda' (supported: .json, .gltf, .glb, .pbrt)"
   hasnt s4 "JSON syntax error"
-  printf 'LookAt 0 0 5 0 0 0 0 1 0\nCamera "perspective"\nWorldBegin\nLightSource "point"\nShape "sphere"\n' > scene.pbrt
+  printf 'LookAt 0 0 5 0 0 0 0 1 0\nCamera "perspective"\nWorldBegin\nLightSource "goniometric"\nShape "sphere"\n' > scene.pbrt
   run s5 "$WP" render scene.pbrt --backend cpu --width 8 --height 8 --spp 1 -o s5.pfm --strict
   want_rc "a pbrt-v4 warning with --strict" 1
   has s5 "error: scene.pbrt:4:"

@@ -59,6 +59,11 @@ double solid_angle_by_rays(OneLight& o, vec3 ref, int n) {
     }
     return 4.0 * kPi * hits / n;
 }
+void expect_near3(vec3 a, vec3 b, float tol) {
+    EXPECT_NEAR(a.x, b.x, tol);
+    EXPECT_NEAR(a.y, b.y, tol);
+    EXPECT_NEAR(a.z, b.z, tol);
+}
 }  // namespace
 
 TEST(Lights, SphereFromOutsideMatchesAnalyticCone) {
@@ -305,6 +310,63 @@ TEST(Lights, OneSidedEmissionAndSelectionByPower) {
     EXPECT_EQ(count[0], 2000);
     EXPECT_EQ(count[1], 5000);
     EXPECT_EQ(count[2], 3000);
+}
+
+// pbrt-v4's delta lights in sample_light: a point light delivers I / d^2 from its position, a spot light also its
+// smoothstep falloff about the axis, a distant light its radiance from its direction at infinite distance; the pdf
+// is the selection probability alone (the area lights' share, the environment's half taken off), the sample is
+// marked delta (no MIS weight), and an area light in the same table is still sampled by solid angle.
+TEST(Lights, DeltaLightSamplesPointSpotDistant) {
+    LightSet set;
+    set.quad(vec3(-0.5f, 3, -0.5f), vec3(1, 0, 0), vec3(0, 0, 1), 1);  // weight 1 of 1 + 2 + 3 + 4
+    auto delta = [&](uint32_t type, vec3 Le, vec3 pos, vec3 dir, float cs, float ce, float weight) {
+        Light l{kInvalid, 0.0f, weight, 0u, Le, type};
+        l.pos = pos, l.dir = dir, l.cos_start = cs, l.cos_end = ce;
+        set.lights.push_back(l);
+    };
+    const float ce = std::cos(30.0f * kPi / 180.0f), cs = std::cos(20.0f * kPi / 180.0f);
+    delta(kLightPoint, vec3(8, 4, 2), vec3(0, 0, 2), vec3(0), 1, -1, 2);
+    delta(kLightSpot, vec3(8, 4, 2), vec3(0, 0, 2), vec3(0, 0, -1), cs, ce, 3);
+    delta(kLightDistant, vec3(1, 2, 3), vec3(0), glm::normalize(vec3(1, 0, 1)), 1, -1, 4);
+    SceneView s = set.view();
+    s.env.select_prob = 0.5f;  // an environment takes half: the table's pdfs are halved
+    auto pick = [&](uint32_t i) { return 0.5f + 0.5f * 0.5f * (s.light_cdf[i] + (i ? s.light_cdf[i - 1] : 0.0f)); };
+    LightSample ls;
+    // point: from (0.3, 0.4, 0) the light is sqrt(0.25 + 4) away
+    const vec3 ref(0.3f, 0.4f, 0.0f);
+    ASSERT_TRUE(sample_light(s, ref, pick(1), vec2(0.3f, 0.6f), ls));
+    const float d2 = 0.25f + 4.0f;
+    EXPECT_TRUE(ls.delta);
+    EXPECT_NEAR(ls.pdf, 0.5f * 0.2f, 1e-6f);
+    EXPECT_NEAR(ls.dist, std::sqrt(d2), 1e-5f);
+    expect_near3(ls.wi, glm::normalize(vec3(0, 0, 2) - ref), 1e-6f);
+    expect_near3(ls.Le, vec3(8, 4, 2) / d2, 1e-5f);
+    // spot: full inside 20 degrees, none beyond 30, pbrt's smoothstep between (at 25 degrees: t = ...)
+    for (float deg : {0.0f, 10.0f, 19.9f, 22.0f, 25.0f, 28.0f, 30.1f, 45.0f}) {
+        const float th = deg * kPi / 180.0f, dist = 1.5f;
+        const vec3 r = vec3(0, 0, 2) + dist * vec3(std::sin(th), 0, -std::cos(th));
+        ASSERT_TRUE(sample_light(s, r, pick(2), vec2(0.5f), ls)) << deg;
+        const float c = std::cos(th), t = glm::clamp((c - ce) / (cs - ce), 0.0f, 1.0f);
+        const float fall = deg < 20 ? 1.0f : deg > 30 ? 0.0f : t * t * (3 - 2 * t);
+        EXPECT_TRUE(ls.delta);
+        EXPECT_NEAR(ls.pdf, 0.5f * 0.3f, 1e-6f);
+        expect_near3(ls.Le, vec3(8, 4, 2) * (fall / (dist * dist)), 2e-5f);
+        if (deg > 20 && deg < 30) EXPECT_TRUE(ls.Le.x > 0 && ls.Le.x < 8 / (dist * dist)) << deg;
+        if (deg > 30) EXPECT_EQ(ls.Le.x, 0.0f) << deg;
+    }
+    // distant: its direction, infinitely far, its radiance unscaled by distance
+    ASSERT_TRUE(sample_light(s, vec3(5, -3, 1), pick(3), vec2(0.5f), ls));
+    EXPECT_TRUE(ls.delta);
+    EXPECT_NEAR(ls.pdf, 0.5f * 0.4f, 1e-6f);
+    EXPECT_EQ(ls.dist, kInf);
+    expect_near3(ls.wi, glm::normalize(vec3(1, 0, 1)), 1e-6f);
+    expect_near3(ls.Le, vec3(1, 2, 3), 0.0f);
+    // the area light beside them: by solid angle, its selection 0.1 of the table's half, and light_pdf agrees
+    ASSERT_TRUE(sample_light(s, ref, pick(0), vec2(0.3f, 0.6f), ls));
+    EXPECT_FALSE(ls.delta);
+    EXPECT_NEAR(ls.pdf, light_pdf(s, 0, ref, ls.p, ls.n), 1e-5f * ls.pdf);
+    const float c = std::fabs(ls.wi.y);
+    EXPECT_NEAR(ls.pdf, 0.5f * 0.1f * ls.dist * ls.dist / c, 1e-4f * ls.pdf);
 }
 
 TEST(Film, OrderIndependentAndGuardsNonFinite) {

@@ -501,9 +501,14 @@ AttributeEnd
 LightSource "infinite" "rgb L" [0.1 0.2 0.3]
 LightSource "point" "point3 from" [0 1 0]
 )");
-    ASSERT_EQ(ls.data.lights.size(), 2u);
-    bool quad = false, sphere = false;
+    ASSERT_EQ(ls.data.lights.size(), 3u);  // the two area lights and the point light
+    bool quad = false, sphere = false, point = false;
     for (const Light& l : ls.data.lights) {
+        if (l.type == kLightPoint) {
+            point = true;
+            expect_vec(l.pos, vec3(0, 1, 0));
+            continue;
+        }
         uint32_t type = 0;
         for (size_t i = 0; i < ls.data.info.size(); ++i)
             if (ls.data.info[i].z != kInvalid && &ls.data.lights[ls.data.info[i].z] == &l) type = ls.data.info[i].x;
@@ -518,16 +523,401 @@ LightSource "point" "point3 from" [0 1 0]
             EXPECT_EQ(l.two_sided, 0u);
         }
     }
-    EXPECT_TRUE(quad && sphere);
+    EXPECT_TRUE(quad && sphere && point);
     expect_vec(ls.data.background, vec3(0.1f, 0.2f, 0.3f));
-    EXPECT_TRUE(has_warning(ls, "light \"point\" not supported"));
-    EXPECT_NE(ls.warnings[0].find("pbrt-area.pbrt:"), std::string::npos) << ls.warnings[0];
+    EXPECT_TRUE(ls.warnings.empty()) << ls.warnings[0];
 
     // power: radiance = power / (pi area) for a one-sided light
     LoadedScene pw = load("power", R"(AreaLightSource "diffuse" "float power" 10
 Shape "bilinearmesh" "point3 P" [0 0 0  2 0 0  0 1 0  2 1 0])");
     ASSERT_EQ(pw.data.lights.size(), 1u);
     EXPECT_NEAR(pw.data.lights[0].Le.x, 10.0f / (kPi * 2.0f), 1e-4f);
+}
+
+// ------------------------------------------------------------------------------------------- delta lights
+namespace {
+// A camera `h` above a Lambert plane z = 0 of reflectance rho (40 x 40), looking down (image up: +y), one bounce
+// (pbrt's maxdepth 1: direct light only), and `lights` in the world block.
+std::string plane_scene(float h, float fov, float rho, const std::string& lights, int res = 16) {
+    const std::string r = std::to_string(rho), n = std::to_string(res);
+    return "LookAt 0 0 " + std::to_string(h) + "  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" " +
+           std::to_string(fov) + "\nFilm \"rgb\" \"integer xresolution\" " + n + " \"integer yresolution\" " + n +
+           "\nSampler \"independent\" \"integer pixelsamples\" 64\nIntegrator \"path\" \"integer maxdepth\" 1\n"
+           "WorldBegin\n" +
+           lights + "\nMaterial \"diffuse\" \"rgb reflectance\" [" + r + " " + r + " " + r +
+           "]\nShape \"bilinearmesh\" \"point3 P\" [-20 -20 0  20 -20 0  -20 20 0  20 20 0]\n";
+}
+// Each pixel's mean of radiance(p) over the points p where its rays meet z = 0 (generate_path's camera model, an
+// 8 x 8 grid of positions in the pixel), against the render: within rel of the value plus abs_tol.
+template <class Radiance>
+void expect_pixels(const Image& im, const CameraData& c, Radiance radiance, float rel, float abs_tol,
+                   const std::string& what) {
+    int bad = 0;
+    for (uint32_t y = 0; y < im.height; ++y)
+        for (uint32_t x = 0; x < im.width; ++x) {
+            vec3 mean(0.0f);
+            for (int j = 0; j < 8; ++j)
+                for (int i = 0; i < 8; ++i) {
+                    float px = x + (i + 0.5f) / 8, py = y + (j + 0.5f) / 8;
+                    float sx = (2.0f * px / im.width - 1.0f) * c.aspect * c.tan_half_fov_y;
+                    float sy = (1.0f - 2.0f * py / im.height) * c.tan_half_fov_y;
+                    vec3 d = glm::normalize(sx * c.right + sy * c.up + c.forward);
+                    vec3 p = c.pos + d * (-c.pos.z / d.z);
+                    mean += radiance(p) / 64.0f;
+                }
+            const float* got = &im.rgb[3 * (size_t(y) * im.width + x)];
+            for (int k = 0; k < 3; ++k)
+                if (!(std::fabs(got[k] - mean[k]) <= rel * mean[k] + abs_tol) && bad++ < 5)
+                    ADD_FAILURE() << what << ": pixel (" << x << ", " << y << ") channel " << k << ": " << got[k]
+                                  << ", expected " << mean[k];
+        }
+    EXPECT_EQ(bad, 0) << what;
+}
+}  // namespace
+
+// (1) A point light of intensity I at height d over a Lambert plane of albedo rho: radiance rho / pi I cos / r^2,
+// r the distance, cos = d / r (pbrt-v4's I, scale, 'from' under the CTM, and 'power': I = power / 4 pi).
+TEST(PbrtLights, PointLightGivesAnalyticIrradiance) {
+    const float rho = 0.5f, d = 2.0f;
+    const vec3 I(3.0f, 2.0f, 1.0f), at(0.3f, -0.2f, d);
+    auto expect = [&](const LoadedScene& ls, vec3 Ieff, const std::string& what) {
+        ASSERT_EQ(ls.data.lights.size(), 1u) << what;
+        EXPECT_EQ(ls.data.lights[0].type, uint32_t(kLightPoint));
+        EXPECT_EQ(ls.data.features() & kFeatDeltaLights, uint32_t(kFeatDeltaLights));
+        EXPECT_EQ(ls.data.features() & kFeatEmitters, 0u);  // no emissive primitive
+        RenderParams rp = ls.params;
+        rp.spp = 1024;  // the pixels' jitter over a radiance that varies up to 20% across a pixel: 0.2% noise
+        Image im = render_cpu_megakernel(ls.data, rp);
+        expect_pixels(
+            im, ls.data.camera,
+            [&](vec3 p) {
+                vec3 v = at - p;
+                float r2 = glm::dot(v, v);
+                return rho / kPi * Ieff * (d / std::sqrt(r2)) / r2;
+            },
+            1e-2f, 1e-6f, what);
+        // the brightest pixel, the one under the light (its centre within 0.2 of it): rho / pi I / d^2 to 2.5%
+        const float top = *std::max_element(im.rgb.begin(), im.rgb.end()), expect_top = rho / kPi * Ieff.x / (d * d);
+        EXPECT_NEAR(top, expect_top, 0.025f * expect_top) << what;
+    };
+    // 'from' through the CTM: Translate 0.3 -0.2 1, from (0 0 1)
+    expect(load_pbrt_string(plane_scene(8, 30, rho,
+                                        "AttributeBegin Translate 0.3 -0.2 1 LightSource \"point\" \"rgb I\" [3 2 1] "
+                                        "\"point3 from\" [0 0 1] AttributeEnd"),
+                            "point.pbrt"),
+           I, "point light, I");
+    // scale and power (pbrt-v4: I * scale * power / 4 pi; the RGB is not normalized)
+    expect(load_pbrt_string(plane_scene(8, 30, rho,
+                                        "LightSource \"point\" \"rgb I\" [3 2 1] \"float scale\" 2 \"float power\" 50 "
+                                        "\"point3 from\" [0.3 -0.2 2]"),
+                            "point-power.pbrt"),
+           I * 2.0f * 50.0f / (4.0f * kPi), "point light, power");
+}
+
+// (2) A spot light straight down from height d: full intensity inside coneangle - conedeltaangle, none outside
+// coneangle, pbrt-v4's smoothstep of the cosine between.
+TEST(PbrtLights, SpotLightConeAndFalloff) {
+    const float rho = 0.8f, d = 2.0f, I = 5.0f;
+    LoadedScene ls = load_pbrt_string(
+        plane_scene(8, 24, rho,
+                    "LightSource \"spot\" \"rgb I\" [5 5 5] \"point3 from\" [0 0 2] \"point3 to\" [0 0 0] "
+                    "\"float coneangle\" 30 \"float conedeltaangle\" 10",
+                    32),
+        "spot.pbrt");
+    ASSERT_EQ(ls.data.lights.size(), 1u);
+    const Light& L = ls.data.lights[0];
+    EXPECT_EQ(L.type, uint32_t(kLightSpot));
+    EXPECT_NEAR(L.cos_end, std::cos(30.0f * kPi / 180.0f), 1e-6f);
+    EXPECT_NEAR(L.cos_start, std::cos(20.0f * kPi / 180.0f), 1e-6f);
+    const float ce = L.cos_end, cs = L.cos_start;
+    auto radiance = [&](vec3 p) {
+        vec3 v = vec3(0, 0, d) - p;
+        float r2 = glm::dot(v, v), c = d / std::sqrt(r2);
+        float t = glm::clamp((c - ce) / (cs - ce), 0.0f, 1.0f);
+        return vec3(rho / kPi * I * t * t * (3 - 2 * t) * c / r2);
+    };
+    RenderParams rp = ls.params;
+    rp.spp = 1024;
+    Image im = render_cpu_megakernel(ls.data, rp);
+    // a pixel's jittered samples average the falloff (up to 40% of the peak across a pixel): 0.4% noise
+    const float peak = rho / kPi * I / (d * d);
+    expect_pixels(im, ls.data.camera, radiance, 2e-3f, 0.015f * peak, "spot light");
+    // and by region: the pixel at the centre is lit fully, the corners (beyond 30 degrees) are black, a pixel at
+    // 25 degrees between
+    int inner = 0, outer = 0, between = 0;
+    for (uint32_t y = 0; y < 32; ++y)
+        for (uint32_t x = 0; x < 32; ++x) {
+            const CameraData& c = ls.data.camera;
+            float sx = (2.0f * (x + 0.5f) / 32 - 1.0f) * c.tan_half_fov_y,
+                  sy = (1.0f - 2.0f * (y + 0.5f) / 32) * c.tan_half_fov_y;
+            vec3 dd = glm::normalize(sx * c.right + sy * c.up + c.forward);
+            vec3 p = c.pos + dd * (-c.pos.z / dd.z);
+            float deg = std::atan(glm::length(vec2(p)) / d) * 180.0f / kPi;
+            float v = im.rgb[3 * (y * 32 + x)];
+            const float r2 = glm::dot(vec2(p), vec2(p)) + d * d, full = rho / kPi * I * (d / std::sqrt(r2)) / r2;
+            if (deg < 15) {  // a pixel spans about 1.3 degrees
+                ++inner;
+                EXPECT_NEAR(v, full, 0.01f * full) << x << " " << y;
+            } else if (deg > 32.5f) {
+                ++outer;
+                EXPECT_EQ(v, 0.0f) << x << " " << y;
+            } else if (deg > 23 && deg < 27) {
+                ++between;
+                EXPECT_GT(v, 0.03f * full) << x << " " << y;
+                EXPECT_LT(v, 0.97f * full) << x << " " << y;
+            }
+        }
+    EXPECT_GT(inner, 10);
+    EXPECT_GT(outer, 10);
+    EXPECT_GT(between, 10);
+}
+
+// (3) A distant light of 'illuminance' E (pbrt-v4: L of luminance 1 scaled to E on a plane facing it): a Lambert
+// plane facing it has radiance rho E / pi; tilted 60 degrees, rho E cos 60 / pi; from infinitely far: a quad far
+// above the plane shadows half of it.
+TEST(PbrtLights, DistantLightIlluminance) {
+    const float rho = 0.5f, E = 3.0f;
+    for (float deg : {0.0f, 60.0f}) {
+        const float t = deg * kPi / 180.0f;
+        const std::string from = std::to_string(std::sin(t)) + " 0 " + std::to_string(std::cos(t));
+        LoadedScene ls = load_pbrt_string(
+            plane_scene(8, 30, rho,
+                        "LightSource \"distant\" \"blackbody L\" 5000 \"float illuminance\" 3 \"point3 from\" [" +
+                            from + "] \"point3 to\" [0 0 0]"),
+            "distant.pbrt");
+        ASSERT_EQ(ls.data.lights.size(), 1u);
+        const Light& L = ls.data.lights[0];
+        EXPECT_EQ(L.type, uint32_t(kLightDistant));
+        EXPECT_NEAR(luminance(L.Le), E, 1e-4f);  // a blackbody: luminance 1 times the illuminance
+        Image im = render_cpu_megakernel(ls.data, ls.params);
+        expect_pixels(
+            im, ls.data.camera, [&](vec3) { return rho / kPi * L.Le * std::cos(t); }, 1e-4f, 1e-6f,
+            "distant light at " + std::to_string(deg) + " degrees");
+        double lum = 0;
+        for (size_t i = 0; i < im.rgb.size(); i += 3) lum += luminance(vec3(im.rgb[i], im.rgb[i + 1], im.rgb[i + 2]));
+        EXPECT_NEAR(lum / (16 * 16), rho / kPi * E * std::cos(t), 1e-4 * E);
+    }
+    // a black quad 1000 above the plane over x < 0: the shadow ray goes to infinity and finds it
+    LoadedScene sh = load_pbrt_string(
+        plane_scene(8, 30, rho,
+                    "LightSource \"distant\" \"rgb L\" [1 1 1] \"float scale\" 2 \"point3 from\" [0 0 1] \"point3 to\" "
+                    "[0 0 0]\n"
+                    "AttributeBegin Material \"diffuse\" \"rgb reflectance\" [0 0 0]\n"
+                    "Shape \"bilinearmesh\" \"point3 P\" [-1000 -1000 1000  0 -1000 1000  -1000 1000 1000  0 1000 "
+                    "1000] AttributeEnd"),
+        "distant-shadow.pbrt");
+    Image im = render_cpu_megakernel(sh.data, sh.params);
+    int shadowed = 0, lit = 0;
+    for (uint32_t y = 0; y < 16; ++y)
+        for (uint32_t x = 0; x < 16; ++x) {
+            const CameraData& c = sh.data.camera;
+            float sx = (2.0f * (x + 0.5f) / 16 - 1.0f) * c.tan_half_fov_y,
+                  sy = (1.0f - 2.0f * (y + 0.5f) / 16) * c.tan_half_fov_y;
+            vec3 dd = glm::normalize(sx * c.right + sy * c.up + c.forward);
+            float px = c.pos.x + dd.x * (-c.pos.z / dd.z), v = im.rgb[3 * (y * 16 + x)];
+            if (px < -0.3f) {  // a pixel is 0.27 wide
+                ++shadowed;
+                EXPECT_EQ(v, 0.0f) << x << " " << y;
+            }
+            if (px > 0.3f) {
+                ++lit;
+                EXPECT_NEAR(v, rho / kPi * 2.0f, 1e-5f) << x << " " << y;
+            }
+        }
+    EXPECT_GT(shadowed, 50);
+    EXPECT_GT(lit, 50);
+}
+
+// (4) pbrt-v4's 'power' of point and spot lights and 'illuminance' of distant lights, against hand calculations,
+// and the selection probabilities, in proportion to each light's power (pbrt-v4's Phi; a distant light's over the
+// scene's bounding sphere of radius r: pi r^2 L).
+TEST(PbrtLights, PowerNormalizationAndSelectionByPower) {
+    LoadedScene ls = load("delta-power", R"(LightSource "point" "float power" 100
+LightSource "point" "blackbody I" 3000 "float power" 100 "float scale" 0.5
+LightSource "spot" "float power" 100
+LightSource "spot" "rgb I" [2 2 2] "float coneangle" 60 "float conedeltaangle" 60 "float power" 10
+LightSource "distant" "rgb L" [1 2 3] "float scale" 2 "float illuminance" 5 "point3 from" [0 1 0] "point3 to" [0 0 0]
+AttributeBegin
+  AreaLightSource "diffuse" "rgb L" [1 1 1]
+  Shape "bilinearmesh" "point3 P" [-1 -1 0  1 -1 0  -1 1 0  1 1 0]
+AttributeEnd
+)");
+    const auto& Ls = ls.data.lights;
+    ASSERT_EQ(Ls.size(), 6u);
+    EXPECT_EQ(Ls[0].type, uint32_t(kLightArea));  // the area light first, the delta lights in the file's order
+    // point: I = power / 4 pi = 7.9577 (the default I, the illuminant, is white of luminance 1)
+    EXPECT_EQ(Ls[1].type, uint32_t(kLightPoint));
+    expect_vec(Ls[1].Le, vec3(7.957747f), 1e-5f);
+    // a blackbody normalized to luminance 1, then power / 4 pi and the scale: luminance 3.97887
+    EXPECT_NEAR(luminance(Ls[2].Le), 3.978874f, 1e-4f);
+    EXPECT_GT(Ls[2].Le.x, Ls[2].Le.z);  // 3000 K: reddish
+    // spot, the defaults (coneangle 30, conedeltaangle 5): k = 2 pi (1 - cos 25 + (cos 25 - cos 30) / 2)
+    // = 2 pi (0.0936922 + 0.0201412) = 0.7152364, I = 100 / k = 139.8139
+    EXPECT_EQ(Ls[3].type, uint32_t(kLightSpot));
+    expect_vec(Ls[3].Le, vec3(139.8139f), 2e-3f);
+    EXPECT_NEAR(Ls[3].cos_start, 0.9063078f, 1e-6f);
+    EXPECT_NEAR(Ls[3].cos_end, 0.8660254f, 1e-6f);
+    expect_vec(Ls[3].dir, vec3(0, 0, 1));
+    // spot of 60 degrees all falloff: k = 2 pi (0 + (1 - 0.5) / 2) = pi / 2; the RGB as given: 2 * 10 / (pi / 2)
+    expect_vec(Ls[4].Le, vec3(12.732395f), 1e-4f);
+    // distant: L * scale * illuminance, from +y
+    EXPECT_EQ(Ls[5].type, uint32_t(kLightDistant));
+    expect_vec(Ls[5].Le, vec3(10, 20, 30), 1e-4f);
+    expect_vec(Ls[5].dir, vec3(0, 1, 0));
+    // selection by power (over pi): area L A = 4; point 4 I; spot 2 I (1 - cs + (cs - ce) / 2); distant r^2 L
+    // with r = sqrt(2) (the 2 x 2 quad's bounding sphere)
+    const float lum5 = luminance(vec3(10, 20, 30));
+    const double phi[6] = {4.0,
+                           4.0 * 7.957747,
+                           4.0 * 3.978874,
+                           2.0 * 139.8139 * (1 - 0.9063078 + 0.5 * (0.9063078 - 0.8660254)),
+                           2.0 * 12.732395 * 0.25,
+                           2.0 * lum5};
+    double total = 0;
+    for (double p : phi) total += p;
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(Ls[i].select_pdf, phi[i] / total, 1e-4 * phi[i] / total) << i;
+    EXPECT_NEAR(phi[1], 100.0 / kPi, 1e-3);  // a point light's power over pi is power / pi, as pbrt-v4 meant
+    EXPECT_NEAR(phi[3], 100.0 / kPi, 1e-3);  // the spot's too: its 'power' is what it emits
+}
+
+// (5) An area light, a point light and a constant environment: light sampling with MIS (the point light among
+// the area light's and environment's selection probabilities) against another estimator: the area light and the
+// environment by BSDF sampling alone (no light sampling) plus the point light alone by light sampling.
+TEST(PbrtLights, MixedLightsMatchAnotherEstimator) {
+    const std::string head = R"(LookAt 0 -4 3  0 0 0.5  0 0 1
+Camera "perspective" "float fov" 50
+Film "rgb" "integer xresolution" 16 "integer yresolution" 16
+Integrator "path" "integer maxdepth" 3
+WorldBegin
+Material "diffuse" "rgb reflectance" [0.6 0.6 0.6]
+Shape "bilinearmesh" "point3 P" [-3 -3 0  3 -3 0  -3 3 0  3 3 0]
+AttributeBegin Translate 0.4 0.3 0.6 Shape "sphere" "float radius" 0.6 AttributeEnd
+)";
+    const std::string area = R"(AttributeBegin
+  AreaLightSource "diffuse" "rgb L" [4 3 2] "bool twosided" true
+  Shape "bilinearmesh" "point3 P" [-1.5 -0.5 2.5  -0.5 -0.5 2.5  -1.5 0.5 2.5  -0.5 0.5 2.5]
+AttributeEnd
+LightSource "infinite" "rgb L" [0.2 0.25 0.3]
+)";
+    const std::string point = R"(LightSource "point" "rgb I" [2 3 4] "point3 from" [1 -1 2]
+)";
+    LoadedScene all = load_pbrt_string(head + area + point, "mixed.pbrt");
+    LoadedScene area_env = load_pbrt_string(head + area, "mixed-area.pbrt");
+    LoadedScene point_only = load_pbrt_string(head + point, "mixed-point.pbrt");
+    ASSERT_EQ(all.data.lights.size(), 2u);
+    EXPECT_GT(all.data.env_select_prob, 0.0f);
+    // the mean of each render over seeds, and its standard error
+    auto mean = [&](const LoadedScene& ls, uint32_t light_sampling, uint32_t spp, double& se) {
+        std::vector<double> m;
+        for (uint32_t seed = 1; seed <= 4; ++seed) {
+            RenderParams rp = ls.params;
+            rp.spp = spp;
+            rp.seed = seed;
+            rp.light_sampling = light_sampling;
+            Image im = render_cpu_megakernel(ls.data, rp);
+            double s = 0;
+            for (size_t i = 0; i < im.rgb.size(); i += 3) s += luminance(vec3(im.rgb[i], im.rgb[i + 1], im.rgb[i + 2]));
+            m.push_back(s / (im.width * im.height));
+        }
+        double mu = 0, var = 0;
+        for (double x : m) mu += x / m.size();
+        for (double x : m) var += (x - mu) * (x - mu) / (m.size() - 1);
+        se = std::sqrt(var / m.size());
+        return mu;
+    };
+    double se_all, se_bsdf, se_point;
+    const double mis = mean(all, 1, 256, se_all);
+    const double bsdf = mean(area_env, 0, 1024, se_bsdf), pt = mean(point_only, 1, 256, se_point);
+    const double se = std::sqrt(se_all * se_all + se_bsdf * se_bsdf + se_point * se_point);
+    EXPECT_LT(se, 0.004 * mis);  // the comparison can tell a bias of 1-2%
+    EXPECT_GT(pt, 0.1 * mis);    // the point light is a good part of the image
+    EXPECT_NEAR(mis, bsdf + pt, 4.0 * se + 1e-4 * mis)
+        << "MIS " << mis << ", BSDF sampling " << bsdf << " + point " << pt;
+    // and it would see the bias of an area light's selection probability that left the point light out (1 where
+    // the CDF picks it with 0.37): the same renders with that pdf are 6% (25 standard errors) off
+    ASSERT_EQ(all.data.lights[0].type, uint32_t(kLightArea));
+    LoadedScene wrong = all;
+    wrong.data.lights[0].select_pdf = 1.0f;
+    double se_wrong;
+    const double biased = mean(wrong, 1, 256, se_wrong);
+    EXPECT_GT(std::fabs(biased - (bsdf + pt)), 10.0 * se) << "biased " << biased;
+}
+
+// Errors in delta lights' parameters name the file, line and column; unsupported light types are warnings there.
+TEST(PbrtLights, DeltaLightErrorsAndWarnings) {
+    auto expect_error = [](const std::string& name, const std::string& world, const std::string& where,
+                           const std::string& what) {
+        std::string m = error_of(name, std::string(kHeader) + world);
+        EXPECT_EQ(m.rfind(tmp(name + ".pbrt") + ":" + where + ": ", 0), 0u) << m;
+        EXPECT_NE(m.find(what), std::string::npos) << m;
+    };
+    expect_error("e-cone", "LightSource \"spot\" \"float coneangle\" -10\n", "5:20", "coneangle must be in (0, 180]");
+    expect_error("e-delta", "Shape \"sphere\"\n  LightSource \"spot\" \"float conedeltaangle\" -1\n", "6:22",
+                 "conedeltaangle must be in [0, 360]");
+    expect_error("e-negI", "LightSource \"point\" \"rgb I\" [1 -1 1]\n", "5:21", "I must not be negative");
+    expect_error("e-negL", "LightSource \"distant\" \"rgb L\" [-1 1 1]\n", "5:23", "L must not be negative");
+    expect_error("e-scale", "LightSource \"spot\" \"float scale\" -2\n", "5:20", "'scale' must not be negative");
+    expect_error("e-param", "LightSource \"point\" \"point3 to\" [0 0 1]\n", "5:21",
+                 "unknown parameter 'to' for LightSource \"point\"");
+    expect_error("e-dir", "LightSource \"distant\" \"point3 from\" [1 1 1] \"point3 to\" [1 1 1]\n", "5:1",
+                 "no direction");
+    expect_error("e-from", "LightSource \"point\" \"point3 from\" [0 0]\n", "5:21", "expected triples");
+    // goniometric and projection lights stay unsupported: a warning at the directive, an error with strict
+    LoadedScene g = load("gonio", "Shape \"sphere\"\nLightSource \"goniometric\" \"string filename\" \"x.exr\"\n");
+    EXPECT_TRUE(has_warning(g, "pbrt-gonio.pbrt:6:1: light \"goniometric\" not supported")) << g.warnings.size();
+    EXPECT_TRUE(g.data.lights.empty());
+    std::string m = error_of("proj-strict", std::string(kHeader) + "LightSource \"projection\"\n", true);
+    EXPECT_EQ(m.rfind(tmp("proj-strict.pbrt") + ":5:1: light \"projection\" not supported", 0), 0u) << m;
+    // a spot under a non-uniform scale: a warning; under a uniform scale and rotation: none
+    LoadedScene ns = load("spot-scale", "Shape \"sphere\"\nScale 1 2 1 LightSource \"spot\"\n");
+    EXPECT_TRUE(has_warning(ns, "pbrt-spot-scale.pbrt:6:13: a spot light under a non-uniform scale"));
+    LoadedScene us = load("spot-uniform", "Shape \"sphere\"\nScale 2 2 2 Rotate 30 1 1 0 LightSource \"spot\"\n", true);
+    EXPECT_EQ(us.data.lights.size(), 1u);
+    // pbrt-v4 reads a conedeltaangle above coneangle as a falloff from |coneangle - conedeltaangle|
+    LoadedScene small = load("spot-small", "Shape \"sphere\"\nLightSource \"spot\" \"float coneangle\" 3\n", true);
+    EXPECT_NEAR(small.data.lights[0].cos_start, std::cos(2.0f * kPi / 180.0f), 1e-6f);
+    // the constant infinite light's illuminance: pi L = E on an upward-facing patch
+    LoadedScene inf = load("inf-illum", "Shape \"sphere\"\nLightSource \"infinite\" \"float illuminance\" 2\n", true);
+    expect_vec(inf.data.background, vec3(2.0f / kPi));
+}
+
+// The native JSON format's "lights": the same three lights, errors at their JSON pointer.
+TEST(PbrtLights, NativeJsonPointSpotDistant) {
+    const std::string head = R"({"camera": {"position": [0, 0, 5], "target": [0, 0, 0]},
+ "materials": {"m": {"type": "lambert", "albedo": 0.5}},
+ "objects": [{"type": "sphere", "material": "m", "radius": 1}],
+ "lights": [)";
+    LoadedScene ls = load_scene_json(write_text("lights.json", head + R"(
+  {"type": "point", "position": [0, 2, 0], "intensity": [1, 2, 3]},
+  {"type": "spot", "position": [0, 0, 3], "target": [0, 0, 0], "intensity": 4, "cone_angle": 40, "cone_delta_angle": 10},
+  {"type": "distant", "direction": [0, 0, 2], "irradiance": 2}]})"));
+    ASSERT_EQ(ls.data.lights.size(), 3u);
+    EXPECT_EQ(ls.data.lights[0].type, uint32_t(kLightPoint));
+    expect_vec(ls.data.lights[0].pos, vec3(0, 2, 0));
+    expect_vec(ls.data.lights[0].Le, vec3(1, 2, 3));
+    EXPECT_EQ(ls.data.lights[1].type, uint32_t(kLightSpot));
+    expect_vec(ls.data.lights[1].dir, vec3(0, 0, -1));
+    EXPECT_NEAR(ls.data.lights[1].cos_start, std::cos(30.0f * kPi / 180.0f), 1e-6f);
+    EXPECT_NEAR(ls.data.lights[1].cos_end, std::cos(40.0f * kPi / 180.0f), 1e-6f);
+    EXPECT_EQ(ls.data.lights[2].type, uint32_t(kLightDistant));
+    expect_vec(ls.data.lights[2].dir, vec3(0, 0, 1));
+    expect_vec(ls.data.lights[2].Le, vec3(2));
+    auto err = [&](const std::string& name, const std::string& light) {
+        try {
+            load_scene_json(write_text(name, head + light + "]}"));
+        } catch (const SceneError& e) { return std::string(e.what()); }
+        ADD_FAILURE() << name << ": no error";
+        return std::string();
+    };
+    EXPECT_NE(err("l1.json", R"({"type": "spot", "position": [0, 0, 1], "target": [0, 0, 0], "intensity": 1,
+ "cone_angle": -5})")
+                  .find("/lights/0/cone_angle: must be in (0, 180]"),
+              std::string::npos);
+    EXPECT_NE(err("l2.json", R"({"type": "point", "position": [0, 0, 1], "intensity": -1})")
+                  .find("/lights/0/intensity: must not be negative"),
+              std::string::npos);
+    EXPECT_NE(err("l3.json", R"({"type": "laser"})").find("/lights/0/type: unknown light type 'laser'"),
+              std::string::npos);
 }
 
 TEST(PbrtLights, EqualAreaEnvironmentMapResampledToLatLong) {

@@ -84,7 +84,12 @@ uint64_t scene_fingerprint(const SceneData& s) {
         h.word(m.max_depth), h.word(m.nsamples);
     }
     h.count(s.lights.size());
-    for (const Light& l : s.lights) h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
+    for (const Light& l : s.lights) {
+        h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
+        // a delta light's fields (an area light adds nothing, so the fingerprints of scenes without delta lights,
+        // and the films that carry them, stay as they were)
+        if (l.type != kLightArea) h.word(l.type), h.v3(l.pos), h.f(l.cos_start), h.v3(l.dir), h.f(l.cos_end);
+    }
     h.count(s.tex_texels.size());
     for (const F4& v : s.tex_texels) h.f4(v);
     h.count(s.textures.size());

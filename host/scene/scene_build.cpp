@@ -51,7 +51,7 @@ uint32_t SceneData::features() const {
     if (!principled.empty()) f |= kFeatPrincipled;
     if (!layered.empty()) f |= kFeatLayered;
     if (!textures.empty()) f |= kFeatTextures;
-    if (!lights.empty()) f |= kFeatEmitters;
+    for (const Light& l : lights) f |= l.type == kLightArea ? kFeatEmitters : kFeatDeltaLights;
     if (!env_texels.empty()) f |= kFeatEnvMap;
     return f;
 }
@@ -124,6 +124,26 @@ void SceneBuilder::set_environment(std::vector<F4> texels, uint32_t w, uint32_t 
     data_.env_width = w;
     data_.env_height = h;
     data_.env_rotation_deg = rotation_deg;
+}
+void SceneBuilder::point_light(vec3 pos, vec3 I) {
+    Light l{kInvalid, 0.0f, 0.0f, 0u, I, kLightPoint};
+    l.pos = pos;
+    delta_lights_.push_back(l);
+}
+void SceneBuilder::spot_light(vec3 pos, vec3 axis, vec3 I, float cos_start, float cos_end) {
+    if (!(glm::length(axis) > 0.0f)) throw std::runtime_error("spot light without a direction");
+    Light l{kInvalid, 0.0f, 0.0f, 0u, I, kLightSpot};
+    l.pos = pos;
+    l.dir = glm::normalize(axis);
+    l.cos_start = cos_start;
+    l.cos_end = cos_end;
+    delta_lights_.push_back(l);
+}
+void SceneBuilder::distant_light(vec3 to_light, vec3 L) {
+    if (!(glm::length(to_light) > 0.0f)) throw std::runtime_error("distant light without a direction");
+    Light l{kInvalid, 0.0f, 0.0f, 0u, L, kLightDistant};
+    l.dir = glm::normalize(to_light);
+    delta_lights_.push_back(l);
 }
 void SceneBuilder::sphere(vec3 c, float r, MatHandle m, vec3 Le, bool two_sided) {
     prims_.push_back({ShapeType::Sphere, c, vec3(r, 0, 0), vec3(0), m, Le, two_sided, kInvalid});
@@ -284,7 +304,7 @@ SceneData SceneBuilder::build() {
                                                      : 0.5f * glm::length(glm::cross(p.b, p.c));
             if (!(area > 0.0f)) throw std::runtime_error("emissive primitive with zero area");
             light = uint32_t(d.lights.size());
-            d.lights.push_back(Light{uint32_t(j), area, 0.0f, p.two_sided ? 1u : 0u, p.Le, 0.0f});
+            d.lights.push_back(Light{uint32_t(j), area, 0.0f, p.two_sided ? 1u : 0u, p.Le, kLightArea});
             power.push_back(luminance(p.Le) * area * (p.two_sided ? 2.0f : 1.0f) + 1e-30f);
         }
         uint32_t w = kInvalid;
@@ -298,6 +318,22 @@ SceneData SceneBuilder::build() {
         if (!light_of.empty() && (light != kInvalid || w != kInvalid)) {
             light_of[pi] = light;
             attr_of[pi] = w;
+        }
+    }
+    // Delta lights after the area lights (whose indices and selection stay as they were without them). Powers
+    // are pbrt-v4's Phi over pi, the area lights' unit (luminance(Le) * area is their Phi / pi).
+    if (!delta_lights_.empty()) {
+        AABB scene;
+        for (const AABB& b : boxes) scene.grow(b);
+        const float r = boxes.empty() ? 0.0f : 0.5f * glm::length(scene.hi - scene.lo);  // pbrt's BoundingSphere
+        for (const Light& l : delta_lights_) {
+            const float lum = luminance(l.Le);
+            float phi = 0.0f;  // Phi / pi
+            if (l.type == kLightPoint) phi = 4.0f * lum;
+            if (l.type == kLightSpot) phi = 2.0f * lum * ((1.0f - l.cos_start) + 0.5f * (l.cos_start - l.cos_end));
+            if (l.type == kLightDistant) phi = r * r * lum;
+            d.lights.push_back(l);
+            power.push_back(glm::max(phi, 0.0f) + 1e-30f);
         }
     }
     double total = 0;

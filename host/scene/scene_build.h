@@ -72,6 +72,15 @@ public:
                   bool two_sided = false);
     // Unit cube [-1,1]^3 under transform M, as six outward-facing quads.
     void cube(const mat4& M, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
+    // pbrt-v4's delta lights, found by next-event estimation alone. Point: intensity I (W/sr) at pos. Spot: at pos,
+    // toward `axis`, intensity I on the axis, falling off as pbrt-v4's smoothstep of the cosine from cos_end
+    // (coneangle) to cos_start (coneangle - conedeltaangle). Distant: radiance L arriving from direction `to_light`
+    // (the irradiance on a plane facing it). Each is selected in proportion to its power as pbrt-v4 defines it
+    // (point 4 pi I, spot 2 pi I (1 - cos_start + (cos_start - cos_end) / 2), distant pi r^2 L with r the radius of
+    // the scene's bounding sphere), in the same units as the area lights'.
+    void point_light(vec3 pos, vec3 I);
+    void spot_light(vec3 pos, vec3 axis, vec3 I, float cos_start, float cos_end);
+    void distant_light(vec3 to_light, vec3 L);
     void set_background(vec3 bg) { data_.background = bg; }
     // Lat-long environment map (radiance, row 0 = up), replacing the constant background.
     void set_environment(std::vector<F4> texels, uint32_t w, uint32_t h, float rotation_deg = 0.0f);
@@ -89,6 +98,7 @@ private:
     };
     std::vector<Prim> prims_;
     std::vector<TriAttr> attrs_;
+    std::vector<Light> delta_lights_;  // after the area lights in the table, in the order given
     SceneData data_;
 };
 

@@ -220,7 +220,7 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
         throw SceneError(path + ": JSON error: " + e.what());
     }
     if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict);
-    c.keys(root, "", {"render", "camera", "materials", "objects", "background", "environment"});
+    c.keys(root, "", {"render", "camera", "materials", "objects", "lights", "background", "environment"});
     LoadedScene ls;
     RenderParams& rp = ls.params;
     json render = root.value("render", json::object());
@@ -504,6 +504,43 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
             add_mesh(b, mesh, mesh_mats, two);  // zero-area triangles: plain geometry, no emission
         } else {
             c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh, gltf)");
+        }
+    }
+    // Point, spot and distant lights (pbrt-v4's), found by light sampling alone.
+    if (root.contains("lights")) {
+        const json& jl = root["lights"];
+        if (!jl.is_array()) c.fail("/lights", "expected an array");
+        for (size_t i = 0; i < jl.size(); ++i) {
+            std::string p = "/lights/" + std::to_string(i);
+            const json& l = jl[i];
+            if (!l.is_object()) c.fail(p, "expected an object");
+            if (!l.contains("type") || !l["type"].is_string()) c.fail(p + "/type", "missing or not a string");
+            const std::string t = l["type"];
+            auto color = [&](const char* k) {
+                vec3 v = c.req3(l, k, p);
+                if (glm::min(v.x, glm::min(v.y, v.z)) < 0.0f) c.fail(p + "/" + k, "must not be negative");
+                return v;
+            };
+            if (t == "point") {
+                c.keys(l, p, {"type", "position", "intensity"});
+                b.point_light(c.req3(l, "position", p), color("intensity"));
+            } else if (t == "spot") {
+                c.keys(l, p, {"type", "position", "target", "intensity", "cone_angle", "cone_delta_angle"});
+                vec3 pos = c.req3(l, "position", p), tgt = c.req3(l, "target", p);
+                if (!(glm::length(tgt - pos) > 0.0f)) c.fail(p + "/target", "the same point as the position");
+                float cone = c.num(l, "cone_angle", p, 30.0f), delta = c.num(l, "cone_delta_angle", p, 5.0f);
+                if (!(cone > 0.0f && cone <= 180.0f)) c.fail(p + "/cone_angle", "must be in (0, 180] degrees");
+                if (!(delta >= 0.0f && delta <= cone)) c.fail(p + "/cone_delta_angle", "must be in [0, cone_angle]");
+                b.spot_light(pos, tgt - pos, color("intensity"), std::cos((cone - delta) * kPi / 180.0f),
+                             std::cos(cone * kPi / 180.0f));
+            } else if (t == "distant") {
+                c.keys(l, p, {"type", "direction", "irradiance"});
+                vec3 d = c.req3(l, "direction", p);
+                if (!(glm::length(d) > 0.0f)) c.fail(p + "/direction", "must not be zero");
+                b.distant_light(d, color("irradiance"));
+            } else {
+                c.fail(p + "/type", "unknown light type '" + t + "' (point, spot, distant)");
+            }
         }
     }
     for (const auto& kv : mats)

@@ -102,6 +102,11 @@ const std::map<std::string, std::set<std::string>>& known_params() {
         add("Texture constant", {"value"});
         add("AreaLightSource diffuse", {"L", "scale", "twosided", "filename", "power"});
         add("LightSource infinite", {"L", "filename", "scale", "illuminance", "portal"});
+        add("LightSource point", {"I", "scale", "power", "from"});
+        add("LightSource spot", {"I", "scale", "power", "from", "to", "coneangle", "conedeltaangle"});
+        add("LightSource distant", {"L", "scale", "illuminance", "from", "to"});
+        add("LightSource goniometric", {"I", "scale", "power", "filename"});
+        add("LightSource projection", {"I", "scale", "power", "fov", "filename"});
         return m;
     }();
     return k;
@@ -1348,18 +1353,104 @@ private:
         gs_.area = a;
     }
 
+    // A light's emission spectrum `name` (default: the illuminant, white of luminance 1) as RGB: spectra other than
+    // rgb normalized to luminance 1 (pbrt-v4 divides by SpectrumToPhotometric, which for RGB is the illuminant's
+    // alone, leaving the RGB as given).
+    vec3 emission(Params& ps, const std::string& name) {
+        vec3 L(1.0f);
+        bool normalized = false;
+        if (spectrum(ps, name, L, &normalized)) {
+            if (glm::min(L.x, glm::min(L.y, L.z)) < 0.0f) fail(find(ps, name)->loc, name + " must not be negative");
+            if (normalized && luminance(L) > 0.0f) L /= luminance(L);
+        }
+        return L;
+    }
+    vec3 point_param(Params& ps, const std::string& name, vec3 def) {
+        Param* p = get(ps, name, {"point3"});
+        if (!p) return def;
+        if (p->nums.size() != 3) fail(p->loc, "parameter '" + name + "' takes one point");
+        return vec3(float(p->nums[0]), float(p->nums[1]), float(p->nums[2]));
+    }
+    vec3 world_point(vec3 p, const Loc& l, const std::string& what) {
+        vec3 w = vec3(gs_.ctm * vec4(p, 1.0f));
+        if (!finite3(w)) fail(l, what + ": its position is not finite under the transform");
+        return w;
+    }
+    vec3 world_dir(vec3 d, const Loc& l, const std::string& what) {
+        vec3 w = mat3(gs_.ctm) * d;
+        float n = glm::length(w);
+        if (!(std::isfinite(n) && n > 0.0f))
+            fail(l, what + ": no direction (from and to coincide, or a singular transform)");
+        return w / n;
+    }
+    // pbrt-v4's point, spot and distant lights (lights.cpp's Create functions): I or L times scale; 'power' (point,
+    // spot) and 'illuminance' (distant) scale a luminance-1 spectrum to that photometric power or illuminance.
+    void delta_light(const std::string& type, Params& ps, const Loc& l) {
+        const std::string what = "light \"" + type + "\"";
+        float sc = f1(ps, "scale", 1.0f);
+        if (sc < 0.0f) fail(find(ps, "scale")->loc, "'scale' must not be negative");
+        if (type == "distant") {
+            vec3 L = emission(ps, "L");
+            vec3 from = point_param(ps, "from", vec3(0.0f)), to = point_param(ps, "to", vec3(0, 0, 1));
+            float E = f1(ps, "illuminance", -1.0f);
+            if (E > 0.0f) sc *= E;
+            check_unused(ps, "LightSource", type);
+            b_.distant_light(world_dir(from - to, l, what), L * sc);
+            return;
+        }
+        vec3 I = emission(ps, "I");
+        vec3 from = point_param(ps, "from", vec3(0.0f));
+        float power = f1(ps, "power", -1.0f);
+        if (type == "point") {
+            check_unused(ps, "LightSource", type);
+            if (power > 0.0f) sc *= power / (4.0f * kPi);
+            b_.point_light(world_point(from, l, what), I * sc);
+            return;
+        }
+        vec3 to = point_param(ps, "to", vec3(0, 0, 1));
+        float cone = f1(ps, "coneangle", 30.0f), delta = f1(ps, "conedeltaangle", 5.0f);
+        if (!(cone > 0.0f && cone <= 180.0f))
+            fail(find(ps, "coneangle")->loc, "coneangle must be in (0, 180] degrees, got " + std::to_string(cone));
+        if (!(delta >= 0.0f && delta <= 360.0f))
+            fail(find(ps, "conedeltaangle")->loc,
+                 "conedeltaangle must be in [0, 360] degrees, got " + std::to_string(delta));
+        // pbrt-v4 takes the cosine of coneangle - conedeltaangle, so a delta above the cone angle (coneangle 3 with
+        // the default delta of 5) starts the falloff at |coneangle - conedeltaangle|; past twice the cone angle that
+        // would lie outside the cone, where pbrt's smoothstep turns over: the falloff then spans the whole cone
+        float start = std::fabs(cone - delta);
+        if (start > cone) {
+            warn(find(ps, "conedeltaangle") ? find(ps, "conedeltaangle")->loc : l,
+                 "conedeltaangle more than twice coneangle: the falloff spans the whole cone");
+            start = 0.0f;
+        }
+        check_unused(ps, "LightSource", type);
+        const float cos_end = std::cos(cone * kPi / 180.0f), cos_start = std::cos(start * kPi / 180.0f);
+        if (power > 0.0f) sc *= power / (2.0f * kPi * ((1.0f - cos_start) + 0.5f * (cos_start - cos_end)));
+        // the cone is measured about the axis in world space: pbrt-v4 measures it in the light's frame, the same
+        // under rotations, translations, uniform scales and mirrors
+        mat3 M(gs_.ctm);
+        mat3 G = glm::transpose(M) * M;
+        float s2 = (G[0][0] + G[1][1] + G[2][2]) / 3.0f, off = 0.0f;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) off = std::max(off, std::fabs(G[i][j] - (i == j ? s2 : 0.0f)));
+        if (off > 1e-4f * s2) warn(l, "a spot light under a non-uniform scale or shear: its cone stays circular");
+        b_.spot_light(world_point(from, l, what), world_dir(to - from, l, what), I * sc, cos_start, cos_end);
+    }
+
     void light(const std::string& type, Params& ps, const Loc& l) {
         if (!pbrt_knows("LightSource", type)) fail(l, "unknown light type '" + type + "'");
+        if (type == "point" || type == "spot" || type == "distant") return delta_light(type, ps, l);
         if (type != "infinite") {
             use_all(ps);
             warn(l, "light \"" + type +
-                        "\" not supported (wavepath has area lights and an environment only): skipped; "
-                        "an emitting sphere or disk stands in for it");
+                        "\" not supported (wavepath has area, point, spot and distant lights and an environment): "
+                        "skipped");
             return;
         }
         float scale = f1(ps, "scale", 1.0f);
         std::string file = s1(ps, "filename", "");
-        if (find(ps, "illuminance")) warn(find(ps, "illuminance")->loc, "'illuminance' not supported: ignored");
+        Param* illum = find(ps, "illuminance");
+        float E = f1(ps, "illuminance", -1.0f);
         vec3 L(1.0f);
         bool normalized = false;
         bool hasL = spectrum(ps, "L", L, &normalized);
@@ -1367,10 +1458,13 @@ private:
         check_unused(ps, "LightSource", type);
         if (hasL && !file.empty()) fail(l, "infinite light with both L and filename");
         if (file.empty()) {
+            // pbrt-v4: the illuminance of the uniform radiance on an upward-facing patch is pi L
+            if (E > 0.0f) scale *= E / kPi;
             if (env_set_) warn(l, "a constant infinite light with an environment map: the constant ignored");
             background_ += L * scale;
             return;
         }
+        if (illum && E > 0.0f) warn(illum->loc, "'illuminance' of an image infinite light not supported: ignored");
         if (env_set_) warn(l, "a second infinite light with an image: the first one is kept");
         if (env_set_) return;
         Loc fl = find(ps, "filename")->loc;
