@@ -141,9 +141,13 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     EXPECT_TRUE(fc & kFeatEmitters);
     EXPECT_TRUE(fc & kFeatLightSampling);
     EXPECT_FALSE(fc & kFeatSpheres);
-    EXPECT_EQ(feature_set_for(fc), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(fc), kFeaturesGeneral);
     EXPECT_EQ(feature_set_for(kFeatSpheres), kFeaturesSpheres);
-    EXPECT_EQ(feature_set_for(kFeatSpheres | kFeatTextures), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(kFeatSpheres | kFeatTextures), kFeaturesGeneral);
+    // coated materials: the layered set, which nothing else needs
+    EXPECT_EQ(feature_set_for(fc | kFeatLayered), kFeaturesAll);
+    EXPECT_STREQ(feature_set_name(kFeaturesGeneral), "all");
+    EXPECT_STREQ(feature_set_name(kFeaturesAll), "layered");
 
     RenderParams rp = rt.params;
     rp.width = 64;
