@@ -277,6 +277,16 @@ TEST(PbrtParity, LoopSubdivShapeLoadsAsASmoothTriangleMesh) {
                                          "Material \"diffuse\"\nShape \"loopsubdiv\" \"integer indices\" [" + I +
                                              "] \"point3 P\" [" + P + "]"));
     EXPECT_EQ(ls.data.num_primitives, 4u * 64u + 2u);
+    // an edge of three faces (not a manifold): a warning at the indices, and the control mesh as it is
+    ls = load_text("loopbad", square_scene("Film \"rgb\" \"integer xresolution\" 4 \"integer yresolution\" 4", "",
+                                           "Material \"diffuse\"\nShape \"loopsubdiv\" \"integer indices\" [" + I +
+                                               " 0 1 3] \"point3 P\" [" + P + "]"));
+    EXPECT_EQ(ls.data.num_primitives, 5u + 2u);
+    bool warned = false;
+    for (const std::string& w : ls.warnings)
+        warned = warned ||
+                 (w.find("more than two faces") != std::string::npos && w.find("loopbad.pbrt:") != std::string::npos);
+    EXPECT_TRUE(warned);
 }
 
 // ---- film ----

@@ -402,7 +402,6 @@ private:
     // pbrt-v4 versions, else the camera's shutter interval), white balance (0: none), sensor
     float iso_ = 100.0f, exposure_ = -1.0f, whitebalance_ = 0.0f, shutter_open_ = 0.0f, shutter_close_ = 1.0f;
     std::string sensor_ = "cie1931";
-    Loc film_loc_;
     vec3 background_{0.0f};
     bool env_set_ = false;
 
@@ -1016,7 +1015,7 @@ private:
             s1(ps, "filename", "");  // the output file is the command line's (-o; default: the scene's name)
             f1(ps, "diagonal", 35.0f);
             b1(ps, "savefp16", true);
-            if (type == "rgb") film_sensor(ps, l);
+            film_sensor(ps);  // (pbrt-v4's every film has the sensor)
             if (type == "rgb")
                 check_unused(ps, d, type);
             else
@@ -1076,8 +1075,7 @@ private:
     }
 
     // pbrt-v4's RGB film's sensor parameters, applied when the scene is finished (film_matrix).
-    void film_sensor(Params& ps, const Loc& l) {
-        film_loc_ = l;
+    void film_sensor(Params& ps) {
         iso_ = f1(ps, "iso", 100.0f);
         if (!(iso_ > 0.0f) || !std::isfinite(iso_)) fail(find(ps, "iso")->loc, "iso must be > 0");
         if (find(ps, "exposuretime")) {
@@ -1670,7 +1668,12 @@ private:
             LoopMesh lm;
             try {
                 lm = loop_subdivide(p0, idx, int(levels));
-            } catch (const std::invalid_argument& e) { fail(I->loc, std::string("loopsubdiv: ") + e.what()); }
+            } catch (const std::invalid_argument& e) {  // (pbrt-v4's own subdivision is undefined there)
+                warn(I->loc, std::string("loopsubdiv: ") + e.what() + ": the control mesh, not subdivided");
+                lm.p = p0;
+                lm.idx = idx;
+                lm.n.assign(p0.size(), vec3(0.0f));  // no shading normals (tri() leaves zero ones out)
+            }
             if (!(std::isfinite(det) && det != 0.0f))
                 fail(r.loc, "loopsubdiv under a singular or non-finite transform");
             MeshIn m;
