@@ -30,16 +30,6 @@ WP_HD vec4 tex_image(const SceneView& s, const TexInfo& t, vec2 uv) {
 // The affine uv mapping of a record m: (m.x u + m.y, m.z v + m.w).
 WP_HD vec2 tex_map(const F4& m, vec2 uv) { return vec2(fmadd(m.x, uv.x, m.y), fmadd(m.z, uv.y, m.w)); }
 
-// An image texture, plain or mapped (the textures a checkerboard's sides may name; no recursion on the device).
-WP_HD vec4 tex_image_or_mapped(const SceneView& s, uint32_t id, vec2 uv) {
-    TexInfo t = s.textures[id];
-    if (t.kind == kTexMapped) {
-        uv = tex_map(load4(&s.tex_texels[t.offset]), uv);
-        t = s.textures[t.width];
-    }
-    return tex_image(s, t, uv);
-}
-
 // Which side of a 2D checkerboard (s, t) lies on: false for cells with floor(s) + floor(t) even (pbrt-v4's tex1),
 // true for the others (tex2). pbrt-v4 box-filters the edges over the ray differentials' footprint; we point-sample
 // (the pixel's samples average the edge).
@@ -48,20 +38,24 @@ WP_HD bool checker_odd(vec2 st) {
     return floorf(f * 0.5f) != f * 0.5f;
 }
 
+// The texture at uv. One bilinear lookup at most (inlined once per call site): a checkerboard picks its side's colour
+// and texture, a mapped image maps uv, then the image is read.
 WP_HD vec4 tex_lookup(const SceneView& s, uint32_t id, vec2 uv) {
     TexInfo t = s.textures[id];
-    switch (t.kind) {
-        case kTexMapped: return tex_image(s, s.textures[t.width], tex_map(load4(&s.tex_texels[t.offset]), uv));
-        case kTexChecker: {
-            const F4* r = s.tex_texels + t.offset;
-            F4 side = load4(&r[checker_odd(tex_map(load4(&r[0]), uv)) ? 2 : 1]);
-            vec4 c(side.x, side.y, side.z, 1.0f);
-            uint32_t sub = float_bits(side.w);
-            if (sub != kNoTexture) c *= tex_image_or_mapped(s, sub, uv);
-            return c;
-        }
-        default: return tex_image(s, t, uv);
+    vec4 k(1.0f);  // a checkerboard side's colour
+    if (t.kind == kTexChecker) {
+        const F4* r = s.tex_texels + t.offset;
+        const F4 side = load4(&r[checker_odd(tex_map(load4(&r[0]), uv)) ? 2 : 1]);
+        k = vec4(side.x, side.y, side.z, 1.0f);
+        const uint32_t sub = float_bits(side.w);
+        if (sub == kNoTexture) return k;
+        t = s.textures[sub];  // an image, plain or mapped
     }
+    if (t.kind == kTexMapped) {
+        uv = tex_map(load4(&s.tex_texels[t.offset]), uv);
+        t = s.textures[t.width];
+    }
+    return k * tex_image(s, t, uv);  // (k is 1 for an image: exact)
 }
 
 }  // namespace wp
