@@ -74,8 +74,17 @@ struct LayeredData {
 };
 
 // Texels of all textures in one array (linear RGBA, row 0 at the top, v = 0 at the top as in glTF/OBJ after flip).
+// A texture is a tagged record resolved by a switch (kernels/texture.h: tex_lookup), its kind in the last word:
+//  kTexImage    an image of width x height texels at tex_texels[offset] (every texture before kinds existed: 0);
+//  kTexMapped   the image texture `width` (an id, of kind kTexImage) at uv' = (m.x u + m.y, m.z v + m.w), m the
+//               record tex_texels[offset] (pbrt-v4's UVMapping, rewritten for our downward v);
+//  kTexChecker  a 2D checkerboard: (s, t) = (m.x u + m.y, m.z v + m.w) from m = tex_texels[offset]; cells with
+//               floor(s) + floor(t) even take side 1, the others side 2; side k (tex_texels[offset + k]) is the
+//               colour xyz times, where w holds an id's bits other than kNoTexture, that texture (kTexImage or
+//               kTexMapped) at uv.
+constexpr uint32_t kTexImage = 0, kTexMapped = 1, kTexChecker = 2;
 struct TexInfo {
-    uint32_t offset, width, height, pad;
+    uint32_t offset, width, height, kind;
 };
 
 // Environment: lat-long map (u = 0.5 + atan2(d.x, -d.z) / 2pi, v = acos(d.y) / pi, rotated about +y) or a
@@ -211,6 +220,11 @@ struct RenderParams {
     // Cycles' "clamp indirect": > 0 clamps every contribution of a light path with two or more scattering vertices
     // to this maximum component (biased; 0, the default, clamps nothing). See shade_path.
     float clamp_indirect = 0.0f;
+    // The film's colour transform when the image is made (host only: film_to_image; the kernels never read it):
+    // rgb' = film_matrix * rgb, row-major, for pbrt-v4's imaging ratio, white balance and camera sensor (see
+    // host/scene/scene_pbrt.cpp). film_transform 0: none, the image as the film's means.
+    uint32_t film_transform = 0;
+    float film_matrix[9] = {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f};
     RenderParams prepared() const {
         RenderParams r = *this;
         r.div_pixels = FastDiv::make(num_pixels());

@@ -1,11 +1,12 @@
-// Textures: bilinear lookup with repeat wrapping in linear RGBA texels.
+// Textures: tagged records (kernels/scene_view.h: TexInfo) resolved by a switch. Images: bilinear lookup with repeat
+// wrapping in linear RGBA texels, optionally through a uv mapping; 2D checkerboards of two colours or images.
 #pragma once
 #include "scene_view.h"
 
 namespace wp {
 
-WP_HD vec4 tex_lookup(const SceneView& s, uint32_t id, vec2 uv) {
-    TexInfo t = s.textures[id];
+// An image texture's bilinear lookup at uv.
+WP_HD vec4 tex_image(const SceneView& s, const TexInfo& t, vec2 uv) {
     float x = fmadd(uv.x - floorf(uv.x), float(t.width), -0.5f);
     float y = fmadd(uv.y - floorf(uv.y), float(t.height), -0.5f);
     float fx = floorf(x), fy = floorf(y);
@@ -24,6 +25,37 @@ WP_HD vec4 tex_lookup(const SceneView& s, uint32_t id, vec2 uv) {
     };
     auto v = [](const F4& c) { return vec4(c.x, c.y, c.z, c.w); };
     return mix(1.0f - ay, mix(1.0f - ax, v(c00), ax, v(c10)), ay, mix(1.0f - ax, v(c01), ax, v(c11)));
+}
+
+// The affine uv mapping of a record m: (m.x u + m.y, m.z v + m.w).
+WP_HD vec2 tex_map(const F4& m, vec2 uv) { return vec2(fmadd(m.x, uv.x, m.y), fmadd(m.z, uv.y, m.w)); }
+
+// Which side of a 2D checkerboard (s, t) lies on: false for cells with floor(s) + floor(t) even (pbrt-v4's tex1),
+// true for the others (tex2). pbrt-v4 box-filters the edges over the ray differentials' footprint; we point-sample
+// (the pixel's samples average the edge).
+WP_HD bool checker_odd(vec2 st) {
+    float f = floorf(st.x) + floorf(st.y);
+    return floorf(f * 0.5f) != f * 0.5f;
+}
+
+// The texture at uv. One bilinear lookup at most (inlined once per call site): a checkerboard picks its side's colour
+// and texture, a mapped image maps uv, then the image is read.
+WP_HD vec4 tex_lookup(const SceneView& s, uint32_t id, vec2 uv) {
+    TexInfo t = s.textures[id];
+    vec4 k(1.0f);  // a checkerboard side's colour
+    if (t.kind == kTexChecker) {
+        const F4* r = s.tex_texels + t.offset;
+        const F4 side = load4(&r[checker_odd(tex_map(load4(&r[0]), uv)) ? 2 : 1]);
+        k = vec4(side.x, side.y, side.z, 1.0f);
+        const uint32_t sub = float_bits(side.w);
+        if (sub == kNoTexture) return k;
+        t = s.textures[sub];  // an image, plain or mapped
+    }
+    if (t.kind == kTexMapped) {
+        uv = tex_map(load4(&s.tex_texels[t.offset]), uv);
+        t = s.textures[t.width];
+    }
+    return k * tex_image(s, t, uv);  // (k is 1 for an image: exact)
 }
 
 }  // namespace wp

@@ -93,7 +93,10 @@ uint64_t scene_fingerprint(const SceneData& s) {
     h.count(s.tex_texels.size());
     for (const F4& v : s.tex_texels) h.f4(v);
     h.count(s.textures.size());
-    for (const TexInfo& t : s.textures) h.word(t.offset), h.word(t.width), h.word(t.height);
+    for (const TexInfo& t : s.textures) {
+        h.word(t.offset), h.word(t.width), h.word(t.height);
+        if (t.kind != kTexImage) h.word(t.kind);  // (images hash as before kinds existed)
+    }
     h.v3(s.background);
     h.count(s.env_texels.size());
     for (const F4& v : s.env_texels) h.f4(v);
@@ -116,6 +119,8 @@ void set_film_settings(PartialFilm& f, const RenderParams& rp) {
     f.filter_radius = rp.filter_radius;
     f.filter_sigma = rp.filter_sigma;
     f.clamp_indirect = rp.clamp_indirect;
+    f.film_matrix.clear();
+    if (rp.film_transform) f.film_matrix.assign(rp.film_matrix, rp.film_matrix + 9);
 }
 
 RenderParams film_params(const PartialFilm& f) {
@@ -131,6 +136,10 @@ RenderParams film_params(const PartialFilm& f) {
     rp.filter_radius = f.filter_radius;
     rp.filter_sigma = f.filter_sigma;
     rp.clamp_indirect = f.clamp_indirect;
+    if (f.film_matrix.size() == 9) {
+        rp.film_transform = 1;
+        std::copy(f.film_matrix.begin(), f.film_matrix.end(), rp.film_matrix);
+    }
     return rp;
 }
 
@@ -158,6 +167,7 @@ std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b)
     fdiff("filter_radius", a.filter_radius, b.filter_radius);
     fdiff("filter_sigma", a.filter_sigma, b.filter_sigma);
     fdiff("clamp", a.clamp_indirect, b.clamp_indirect);
+    if (a.film_matrix != b.film_matrix) d += (d.empty() ? "" : ", ") + std::string("the film's colour transform");
     return d;
 }
 
@@ -186,6 +196,7 @@ void write_film(const std::string& path, const PartialFilm& f) {
                      {"mode", f.mode},
                      {"nonfinite", f.nonfinite},
                      {"first_nonfinite_pixel", f.first_nonfinite_pixel}};
+    if (!f.film_matrix.empty()) j["film_matrix"] = f.film_matrix;  // (only where there is one)
     if (f.aovs) {  // (only where there are: a film without keeps the header it had before AOVs were kept)
         nlohmann::json a = nlohmann::json::array();
         for (int i = 0; i < 4; ++i)
@@ -238,6 +249,10 @@ PartialFilm read_film(const std::string& path) {
         f.filter_radius = j.value("filter_radius", 0.5f);
         f.filter_sigma = j.value("filter_sigma", 0.5f);
         f.clamp_indirect = j.value("clamp", 0.0f);
+        if (j.contains("film_matrix")) {  // films without a colour transform: none
+            f.film_matrix = j.at("film_matrix").get<std::vector<float>>();
+            if (f.film_matrix.size() != 9) throw FilmError(path + ": film_matrix is not 9 numbers");
+        }
         f.begin = j.at("begin");
         f.end = j.at("end");
         f.target_end = j.at("target_end");

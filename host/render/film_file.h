@@ -33,6 +33,9 @@ struct PartialFilm {
     // the reconstruction filter and the indirect clamp (RenderParams): they change every sample's value
     uint32_t filter = 0;
     float filter_radius = 0.5f, filter_sigma = 0.5f, clamp_indirect = 0.0f;
+    // the film's colour transform at image time (RenderParams::film_matrix), empty for none (the header's
+    // "film_matrix", absent in films without one)
+    std::vector<float> film_matrix;
     // The global sample indices held, [begin, end), of the range asked for, [begin, target_end) (less when the render
     // was interrupted: render --resume continues it to target_end). Samples START:COUNT of every pixel are
     // [START * pixels, (START + COUNT) * pixels).

@@ -397,6 +397,11 @@ Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp,
                     n ? float(k * (double(sum[3 * p + c]) - double(sum[3 * (p + np) + c])) / kFilmScale / double(n))
                       : 0.0f;
         }
+        if (rp.film_transform) {  // the film's colour transform (RenderParams::film_matrix), on the pixel's mean
+            const float* m = rp.film_matrix;
+            const float r = img.rgb[3 * p], g = img.rgb[3 * p + 1], b = img.rgb[3 * p + 2];
+            for (int c = 0; c < 3; ++c) img.rgb[3 * p + c] = m[3 * c] * r + m[3 * c + 1] * g + m[3 * c + 2] * b;
+        }
     }
     img.sum = std::move(sum);
     return img;

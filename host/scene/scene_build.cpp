@@ -118,6 +118,23 @@ uint32_t SceneBuilder::texture(std::vector<F4> texels, uint32_t w, uint32_t h) {
     data_.tex_texels.insert(data_.tex_texels.end(), texels.begin(), texels.end());
     return uint32_t(data_.textures.size() - 1);
 }
+uint32_t SceneBuilder::texture_mapped(uint32_t image, vec4 m) {
+    if (image >= data_.textures.size() || data_.textures[image].kind != kTexImage)
+        throw std::runtime_error("texture_mapped: not an image texture");
+    data_.textures.push_back(TexInfo{uint32_t(data_.tex_texels.size()), image, 0, kTexMapped});
+    data_.tex_texels.push_back(F4{m.x, m.y, m.z, m.w});
+    return uint32_t(data_.textures.size() - 1);
+}
+uint32_t SceneBuilder::texture_checker(vec4 m, vec3 c1, uint32_t t1, vec3 c2, uint32_t t2) {
+    for (uint32_t t : {t1, t2})
+        if (t != kNoTexture && (t >= data_.textures.size() || data_.textures[t].kind == kTexChecker))
+            throw std::runtime_error("texture_checker: a side's texture must be an image");
+    data_.textures.push_back(TexInfo{uint32_t(data_.tex_texels.size()), 0, 0, kTexChecker});
+    data_.tex_texels.push_back(F4{m.x, m.y, m.z, m.w});
+    data_.tex_texels.push_back(F4{c1.x, c1.y, c1.z, bits_float(t1)});
+    data_.tex_texels.push_back(F4{c2.x, c2.y, c2.z, bits_float(t2)});
+    return uint32_t(data_.textures.size() - 1);
+}
 void SceneBuilder::set_environment(std::vector<F4> texels, uint32_t w, uint32_t h, float rotation_deg) {
     if (w == 0 || h == 0 || texels.size() != size_t(w) * h) throw std::runtime_error("environment map of bad size");
     data_.env_texels = std::move(texels);

@@ -63,6 +63,11 @@ public:
     MatHandle conductor_complex(vec3 eta, vec3 k, float alpha);
     // A texture of w x h linear RGBA texels (row 0 at the top); returns its id.
     uint32_t texture(std::vector<F4> texels, uint32_t w, uint32_t h);
+    // The image texture `image` at uv' = (m.x u + m.y, m.z v + m.w) (kTexMapped, kernels/scene_view.h); returns its id.
+    uint32_t texture_mapped(uint32_t image, vec4 m);
+    // A 2D checkerboard over (s, t) = (m.x u + m.y, m.z v + m.w): side 1 (floor(s) + floor(t) even) is c1 times
+    // texture t1 (kNoTexture: none), side 2 c2 times t2; t1 and t2 are images, plain or mapped (kTexChecker).
+    uint32_t texture_checker(vec4 m, vec3 c1, uint32_t t1, vec3 c2, uint32_t t2);
     // Emission Le (zero: not a light). One-sided lights emit on the side their normal faces.
     void sphere(vec3 c, float r, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
     void quad(vec3 corner, vec3 eu, vec3 ev, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);

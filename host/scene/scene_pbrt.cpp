@@ -28,6 +28,8 @@
 #include "host/image/image_load.h"
 #include "host/scene/mesh_obj.h"
 #include "host/scene/mesh_ply.h"
+#include "host/scene/loop_subdiv.h"
+#include "host/scene/pbrt_film.h"
 #include "host/scene/pbrt_tokenizer.h"
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -79,6 +81,7 @@ const std::map<std::string, std::set<std::string>>& known_params() {
         add("Shape trianglemesh", {"indices", "P", "N", "S", "uv", "faceIndices", "alpha"});
         add("Shape bilinearmesh", {"indices", "P", "N", "uv", "faceIndices", "alpha"});
         add("Shape plymesh", {"filename", "displacement", "edgelength", "alpha"});
+        add("Shape loopsubdiv", {"levels", "indices", "P", "scheme", "alpha"});
         const std::initializer_list<const char*> rough = {"roughness", "uroughness", "vroughness", "remaproughness"};
         add("Material diffuse", {"reflectance"});
         add("Material conductor", {"eta", "k", "reflectance"});
@@ -99,6 +102,8 @@ const std::map<std::string, std::set<std::string>>& known_params() {
         add("Texture imagemap", {"filename", "encoding", "scale", "invert", "filter", "maxanisotropy", "wrap",
                                  "mapping", "uscale", "vscale", "udelta", "vdelta", "v1", "v2"});
         add("Texture scale", {"tex", "scale"});
+        add("Texture checkerboard",
+            {"tex1", "tex2", "dimension", "mapping", "uscale", "vscale", "udelta", "vdelta", "v1", "v2"});
         add("Texture constant", {"value"});
         add("AreaLightSource diffuse", {"L", "scale", "twosided", "filename", "power"});
         add("LightSource infinite", {"L", "filename", "scale", "illuminance", "portal"});
@@ -355,6 +360,7 @@ public:
         rp.seed = seed_;
         rp.light_sampling = 1;
         camera();
+        film_matrix(rp);
         if (shapes_ == 0) fail(end_loc_, "the scene has no shapes");
         if (!env_set_) b_.set_background(background_);
         ls_.data = b_.build();
@@ -384,6 +390,7 @@ private:
     std::map<std::string, TexRec> float_tex_, spec_tex_;
     std::map<std::string, std::pair<LoadedImage, vec3>> images_;  // file, encoding -> texels, average
     std::map<std::string, uint32_t> image_ids_;
+    std::set<uint32_t> checker_ids_;  // the checkerboards' texture ids (a checkerboard's side must be an image)
     std::map<std::string, std::vector<ShapeRec>> objects_;
     std::string object_;  // the object being defined, or empty
     bool in_object_ = false;
@@ -396,6 +403,10 @@ private:
     Loc cam_loc_;
     float fov_ = 90.0f, lensradius_ = 0.0f, focaldistance_ = 1e6f, frameaspect_ = 0.0f;
     uint32_t width_ = 1280, height_ = 720, spp_ = 16, maxdepth_ = 5, seed_ = 0;
+    // the film's sensor (pbrt-v4's PixelSensor::Create): ISO, exposure time (the film's "exposuretime" of earlier
+    // pbrt-v4 versions, else the camera's shutter interval), white balance (0: none), sensor
+    float iso_ = 100.0f, exposure_ = -1.0f, whitebalance_ = 0.0f, shutter_open_ = 0.0f, shutter_close_ = 1.0f;
+    std::string sensor_ = "cie1931";
     vec3 background_{0.0f};
     bool env_set_ = false;
 
@@ -961,7 +972,12 @@ private:
         if (!(focaldistance_ > 0.0f)) fail(find(ps, "focaldistance")->loc, "focaldistance must be > 0");
         frameaspect_ = f1(ps, "frameaspectratio", 0.0f);
         if (frameaspect_ < 0.0f) fail(find(ps, "frameaspectratio")->loc, "frameaspectratio must be > 0");
-        for (const char* s : {"shutteropen", "shutterclose"}) f1(ps, s, 0.0f);  // no motion blur: no effect
+        // no motion blur; the shutter's open time is pbrt-v4's exposure time (the film's imaging ratio)
+        shutter_open_ = f1(ps, "shutteropen", 0.0f);
+        shutter_close_ = f1(ps, "shutterclose", 1.0f);
+        if (!(shutter_close_ - shutter_open_ > 0.0f))
+            fail(find(ps, "shutterclose") ? find(ps, "shutterclose")->loc : l,
+                 "the shutter times imply that the shutter does not open (shutterclose <= shutteropen)");
         check_unused(ps, "Camera", type);
     }
 
@@ -1004,6 +1020,7 @@ private:
             s1(ps, "filename", "");  // the output file is the command line's (-o; default: the scene's name)
             f1(ps, "diagonal", 35.0f);
             b1(ps, "savefp16", true);
+            film_sensor(ps);  // (pbrt-v4's every film has the sensor)
             if (type == "rgb")
                 check_unused(ps, d, type);
             else
@@ -1062,6 +1079,46 @@ private:
         }
     }
 
+    // pbrt-v4's RGB film's sensor parameters, applied when the scene is finished (film_matrix).
+    void film_sensor(Params& ps) {
+        iso_ = f1(ps, "iso", 100.0f);
+        if (!(iso_ > 0.0f) || !std::isfinite(iso_)) fail(find(ps, "iso")->loc, "iso must be > 0");
+        if (find(ps, "exposuretime")) {
+            exposure_ = f1(ps, "exposuretime", 1.0f);
+            if (!(exposure_ > 0.0f) || !std::isfinite(exposure_))
+                fail(find(ps, "exposuretime")->loc, "exposuretime must be > 0");
+        }
+        whitebalance_ = f1(ps, "whitebalance", 0.0f);
+        if (whitebalance_ < 0.0f || !std::isfinite(whitebalance_))
+            fail(find(ps, "whitebalance")->loc, "whitebalance must be a temperature in kelvin (or 0: none)");
+        sensor_ = s1(ps, "sensor", "cie1931");
+        mat3 m;
+        if (sensor_ != "cie1931" && !pbrt_sensor_matrix(sensor_, m))
+            warn(find(ps, "sensor")->loc, "sensor '" + sensor_ +
+                                              "' not supported (canon_eos_100d is): the CIE 1931 sensor, with the "
+                                              "imaging ratio and white balance");
+    }
+    // The film's colour transform (RenderParams::film_matrix): imaging ratio x sensor x white balance, as pbrt-v4's
+    // RGBFilm makes its image from the sensor's RGB (host/scene/pbrt_film.h); none when it is the identity.
+    void film_matrix(RenderParams& rp) {
+        // pbrt-v4: imagingRatio = exposureTime * ISO / 100, the exposure time the camera's shutter interval
+        const float exposure = exposure_ > 0.0f ? exposure_ : shutter_close_ - shutter_open_;
+        const float ratio = exposure * iso_ / 100.0f;
+        mat3 sensor(1.0f), wb(1.0f);
+        const bool named = sensor_ != "cie1931" && pbrt_sensor_matrix(sensor_, sensor);
+        float kelvin = whitebalance_;
+        if (named && kelvin == 0.0f) kelvin = 6500.0f;  // pbrt-v4's default for a named sensor (in its fit)
+        if (kelvin > 0.0f) {
+            wb = pbrt_white_balance(kelvin);
+            if (named) wb = wb * glm::inverse(pbrt_white_balance(6500.0f));  // the fit has 6500 K's in it
+        }
+        const mat3 m = ratio * sensor * wb;
+        if (m == mat3(1.0f)) return;
+        rp.film_transform = 1;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) rp.film_matrix[3 * r + c] = m[c][r];
+    }
+
     // ----------------------------------------------------------------------------------- textures, materials
     uint32_t image(const std::string& file, bool srgb, const Loc& l, vec3& avg) {
         std::string key = file + (srgb ? "|srgb" : "|linear");
@@ -1085,6 +1142,27 @@ private:
         image_ids_[key] = id;
         avg = a;
         return id;
+    }
+
+    // pbrt-v4's 2D texture mapping (TextureMapping2D::Create): "uv" (the default) maps (u, v) to
+    // (su u + du, sv v + dv) in pbrt's own coordinates (v upward); m = (su, du, sv, dv). Other mappings are a warning
+    // (uv). Returns whether the mapping is not the identity.
+    bool uv_mapping(Params& ps, vec4& m) {
+        std::string mapping = s1(ps, "mapping", "uv");
+        m = vec4(f1(ps, "uscale", 1.0f), f1(ps, "udelta", 0.0f), f1(ps, "vscale", 1.0f), f1(ps, "vdelta", 0.0f));
+        if (mapping != "uv") {
+            warn(find(ps, "mapping")->loc, "texture mapping '" + mapping + "' not supported: uv");
+            m = vec4(1.0f, 0.0f, 1.0f, 0.0f);
+        }
+        for (int k = 0; k < 4; ++k)
+            if (!std::isfinite(m[k]))
+                fail(find(ps, k == 0   ? "uscale"
+                              : k == 1 ? "udelta"
+                              : k == 2 ? "vscale"
+                                       : "vdelta")
+                         ->loc,
+                     "texture mapping parameters must be finite");
+        return m != vec4(1.0f, 0.0f, 1.0f, 0.0f);
     }
 
     void texture_directive(Tokens& ts, const Loc& l) {
@@ -1130,15 +1208,13 @@ private:
             f1(ps, "maxanisotropy", 8.0f);
             std::string wrap = s1(ps, "wrap", "repeat");
             if (wrap != "repeat") warn(find(ps, "wrap")->loc, "wrap mode '" + wrap + "' not supported: repeat");
-            std::string mapping = s1(ps, "mapping", "uv");
-            if (mapping != "uv") warn(find(ps, "mapping")->loc, "texture mapping '" + mapping + "' not supported: uv");
-            for (const char* s : {"uscale", "vscale", "udelta", "vdelta"}) {
-                float def = s[1] == 's' ? 1.0f : 0.0f;
-                if (f1(ps, s, def) != def)
-                    warn(find(ps, s)->loc, std::string("'") + s + "' not supported: the texture's own coordinates");
-            }
+            vec4 m;
+            const bool mapped = uv_mapping(ps, m);
             vec3 avg;
             t.id = image(resolve(file), enc != "linear", find(ps, "filename")->loc, avg);
+            // pbrt-v4 looks images up at (s, 1 - t) from the top row, (s, t) = (su u + du, sv v + dv) with its upward
+            // v; our v is 1 - v: the lookup is at (su u + du, sv v + (1 - sv - dv)) in ours
+            if (mapped) t.id = b_.texture_mapped(t.id, vec4(m.x, m.y, m.z, 1.0f - m.z - m.w));
             t.value = vec3(scale);
             t.avg = avg * scale;
             if (is_float) t.avg = vec3(luminance(t.avg));
@@ -1156,8 +1232,29 @@ private:
         } else if (cls == "constant") {
             t = value("value", 1.0f);
             check_unused(ps, "Texture", cls);
-        } else if (cls == "mix" || cls == "checkerboard") {
-            TexRec a = value("tex1", cls == "mix" ? 0.0f : 1.0f), c = value("tex2", cls == "mix" ? 1.0f : 0.0f);
+        } else if (cls == "checkerboard") {
+            // pbrt-v4's Checkerboard: tex1 where floor(s) + floor(t) is even, (s, t) from the uv mapping
+            long long dim = i1(ps, "dimension", 2, 2, 3);
+            TexRec a = value("tex1", 1.0f), c = value("tex2", 0.0f);
+            vec4 m;
+            uv_mapping(ps, m);
+            t.value = vec3(1.0f);
+            t.avg = 0.5f * (a.avg + c.avg);
+            if (dim != 2) {
+                warn(find(ps, "dimension")->loc,
+                     "3D checkerboard not supported: the constant average of its two textures");
+                t.value = t.avg;
+            } else if (checker_ids_.count(a.id) || checker_ids_.count(c.id)) {
+                warn(l, "a checkerboard of checkerboards not supported: the constant average of its two textures");
+                t.value = t.avg;
+            } else {
+                // pbrt's t = sv v + dv with its upward v = 1 - (our v): t = -sv v + (sv + dv) in ours
+                t.id = b_.texture_checker(vec4(m.x, m.y, -m.z, m.z + m.w), a.value, a.id, c.value, c.id);
+                checker_ids_.insert(t.id);
+            }
+            check_unused(ps, "Texture", cls);
+        } else if (cls == "mix") {
+            TexRec a = value("tex1", 0.0f), c = value("tex2", 1.0f);
             float amount = 0.5f;
             if (cls == "mix") {
                 Param* q = find(ps, "amount");
@@ -1665,6 +1762,55 @@ private:
             } catch (const MeshError& e) { fail(f->loc, e.what()); }
             for (const std::string& w : g.mesh.warnings) warn(f->loc, w);
             orient(g.mesh, r.reverse);  // load_ply keeps the file's side under a mirroring transform, as pbrt
+        } else if (type == "loopsubdiv") {
+            // pbrt-v4's LoopSubdivide: refined in object space, pushed to the limit surface, with its normals
+            // (host/scene/loop_subdiv.h); then a triangle mesh like any other
+            const long long levels = i1(ps, "levels", 3, 0, 10);
+            const std::string scheme = s1(ps, "scheme", "loop");
+            if (scheme != "loop") warn(find(ps, "scheme")->loc, "subdivision scheme '" + scheme + "': loop");
+            Param* P = get(ps, "P", {"point3"});
+            Param* I = get(ps, "indices", {"integer"});
+            if (!P) fail(r.loc, "Shape \"loopsubdiv\" without \"point3 P\"");
+            if (!I) fail(r.loc, "Shape \"loopsubdiv\" without \"integer indices\"");
+            if (I->nums.size() % 3)
+                fail(I->loc, "'indices' of a loopsubdiv come in groups of 3, got " + std::to_string(I->nums.size()));
+            std::vector<vec3> p0;
+            for (size_t i = 0; i + 2 < P->nums.size(); i += 3)
+                p0.push_back(vec3(float(P->nums[i]), float(P->nums[i + 1]), float(P->nums[i + 2])));
+            std::vector<uint32_t> idx;
+            for (double v : I->nums) {
+                if (v < 0 || v >= double(p0.size()))
+                    fail(I->loc, "index " + std::to_string((long long)v) + " out of range (" +
+                                     std::to_string(p0.size()) + " vertices)");
+                idx.push_back(uint32_t(v));
+            }
+            if (size_t(idx.size() / 3) << (2 * levels) > (size_t(1) << 28))
+                fail(find(ps, "levels") ? find(ps, "levels")->loc : r.loc,
+                     "loopsubdiv: " + std::to_string(levels) + " levels of " + std::to_string(idx.size() / 3) +
+                         " triangles make more than 2^28 triangles");
+            LoopMesh lm;
+            try {
+                lm = loop_subdivide(p0, idx, int(levels));
+            } catch (const std::invalid_argument& e) {  // (pbrt-v4's own subdivision is undefined there)
+                warn(I->loc, std::string("loopsubdiv: ") + e.what() + ": the control mesh, not subdivided");
+                lm.p = p0;
+                lm.idx = idx;
+                lm.n.assign(p0.size(), vec3(0.0f));  // no shading normals (tri() leaves zero ones out)
+            }
+            if (!(std::isfinite(det) && det != 0.0f))
+                fail(r.loc, "loopsubdiv under a singular or non-finite transform");
+            MeshIn m;
+            const mat3 Nm = glm::transpose(glm::inverse(mat3(M)));
+            for (size_t i = 0; i < lm.p.size(); ++i) {
+                vec3 q = vec3(M * vec4(lm.p[i], 1.0f)), n = Nm * lm.n[i];
+                if (!finite3(q)) fail(P->loc, "a subdivided vertex is not finite under the transform");
+                m.P.push_back(q);
+                m.N.push_back(r.reverse ? -n : n);  // pbrt-v4's TriangleMesh flips normals under ReverseOrientation
+            }
+            m.idx = lm.idx;
+            for (size_t i = 0; i < m.idx.size(); i += 3)
+                tri(g.mesh, m, m.idx[i], m.idx[i + 1], m.idx[i + 2], vec2(0, 0), vec2(1, 0), vec2(1, 1));
+            orient(g.mesh, r.reverse != mirror);
         } else if (type == "sphere") {
             float radius = f1(ps, "radius", 1.0f);
             if (!(radius > 0.0f)) fail(r.loc, "sphere radius must be > 0");
