@@ -13,13 +13,12 @@ OUT = os.path.join(HERE, "scenes")
 RES = 48
 
 
-def header(film_extra="", res=RES, maxdepth=5, integrator="volpath", camera_extra=""):
+def header(film_extra="", res=RES, maxdepth=5, integrator="volpath", camera_extra="", pixelfilter='PixelFilter "box"\n'):
     return f"""# wavepath parity suite (tests/parity/gen_scenes.py): written for the test
 LookAt 0 1.6 -4.2   0 0.6 0   0 1 0
 Camera "perspective" "float fov" 38{camera_extra}
 Film "rgb" "integer xresolution" {res} "integer yresolution" {res}{film_extra}
-PixelFilter "box"
-Sampler "independent" "integer pixelsamples" 64
+{pixelfilter}Sampler "independent" "integer pixelsamples" 64
 Integrator "{integrator}" "integer maxdepth" {maxdepth}
 WorldBegin
 """
@@ -143,6 +142,9 @@ SCENES = {}
 # --- materials
 SCENES["mat_diffuse"] = mat_scene('Material "diffuse"')
 SCENES["mat_diffuse_color"] = mat_scene('Material "diffuse" "rgb reflectance" [0.8 0.3 0.1]')
+# a sampled reflectance spectrum (wavelength, value pairs): the Cornell box's measured red wall
+CORNELL_RED = "[ 400 0.040 404 0.046 408 0.048 412 0.053 416 0.049 420 0.050 424 0.053 428 0.055 432 0.057 436 0.056 440 0.059 444 0.057 448 0.061 452 0.061 456 0.060 460 0.062 464 0.062 468 0.062 472 0.061 476 0.062 480 0.060 484 0.059 488 0.057 492 0.058 496 0.058 500 0.058 504 0.056 508 0.055 512 0.056 516 0.059 520 0.057 524 0.055 528 0.059 532 0.059 536 0.058 540 0.059 544 0.061 548 0.061 552 0.063 556 0.063 560 0.067 564 0.068 568 0.072 572 0.080 576 0.090 580 0.099 584 0.124 588 0.154 592 0.192 596 0.255 600 0.287 604 0.349 608 0.402 612 0.443 616 0.487 620 0.513 624 0.558 628 0.584 632 0.620 636 0.606 640 0.609 644 0.651 648 0.612 652 0.610 656 0.650 660 0.638 664 0.627 668 0.620 672 0.630 676 0.628 680 0.642 684 0.639 688 0.657 692 0.639 696 0.635 700 0.642]"
+SCENES["mat_diffuse_spectrum"] = mat_scene('Material "diffuse" "spectrum reflectance" ' + CORNELL_RED)
 SCENES["mat_conductor_default"] = mat_scene('Material "conductor"')  # pbrt's default: copper, smooth
 SCENES["mat_conductor_named_au"] = mat_scene(
     'Material "conductor" "spectrum eta" "metal-Au-eta" "spectrum k" "metal-Au-k"')
@@ -263,6 +265,14 @@ SCENES["film_exposuretime"] = header(camera_extra=' "float shutteropen" 0 "float
     'Material "diffuse" "rgb reflectance" [0.7 0.7 0.7]')
 SCENES["film_whitebalance"] = film_scene('"float whitebalance" 3200')
 SCENES["film_sensor_named"] = film_scene('"string sensor" "canon_eos_100d" "float iso" 150')
+
+# --- pixel filters: pbrt-v4's default (no PixelFilter directive: gaussian, radius 1.5, sigma 0.5) and explicit ones;
+# the instancing stage has the most edges
+def filter_scene(pf):
+    return header(pixelfilter=pf) + SCENES["instancing"][SCENES["instancing"].index("WorldBegin\n") + 11:]
+SCENES["filter_default"] = filter_scene("")
+SCENES["filter_gaussian"] = filter_scene('PixelFilter "gaussian"\n')
+SCENES["filter_mitchell"] = filter_scene('PixelFilter "mitchell"\n')
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
