@@ -91,6 +91,9 @@ def textures():
             row.append(c)
         pix.append(row)
     write_png(os.path.join(OUT, "textures", "quadrants.png"), 16, 16, pix)
+    # 64x64 height field for bump mapping: diagonal sine ridges, 8 periods across
+    bump = [[(int(127.5 + 127 * math.sin(2 * math.pi * (x + y) / 16.0)),) * 3 for x in range(64)] for y in range(64)]
+    write_png(os.path.join(OUT, "textures", "ridges.png"), 64, 64, bump)
     # 32x32 equal-area octahedral sky for the infinite light: a blue-to-white gradient in the image's diagonal
     # plus one bright warm patch (a sun) off centre
     env = []
@@ -145,6 +148,8 @@ SCENES["mat_diffuse_color"] = mat_scene('Material "diffuse" "rgb reflectance" [0
 # a sampled reflectance spectrum (wavelength, value pairs): the Cornell box's measured red wall
 CORNELL_RED = "[ 400 0.040 404 0.046 408 0.048 412 0.053 416 0.049 420 0.050 424 0.053 428 0.055 432 0.057 436 0.056 440 0.059 444 0.057 448 0.061 452 0.061 456 0.060 460 0.062 464 0.062 468 0.062 472 0.061 476 0.062 480 0.060 484 0.059 488 0.057 492 0.058 496 0.058 500 0.058 504 0.056 508 0.055 512 0.056 516 0.059 520 0.057 524 0.055 528 0.059 532 0.059 536 0.058 540 0.059 544 0.061 548 0.061 552 0.063 556 0.063 560 0.067 564 0.068 568 0.072 572 0.080 576 0.090 580 0.099 584 0.124 588 0.154 592 0.192 596 0.255 600 0.287 604 0.349 608 0.402 612 0.443 616 0.487 620 0.513 624 0.558 628 0.584 632 0.620 636 0.606 640 0.609 644 0.651 648 0.612 652 0.610 656 0.650 660 0.638 664 0.627 668 0.620 672 0.630 676 0.628 680 0.642 684 0.639 688 0.657 692 0.639 696 0.635 700 0.642]"
 SCENES["mat_diffuse_spectrum"] = mat_scene('Material "diffuse" "spectrum reflectance" ' + CORNELL_RED)
+SCENES["mat_diffusetransmission"] = mat_scene(
+    'Material "diffusetransmission" "rgb reflectance" [0.3 0.3 0.3] "rgb transmittance" [0.5 0.4 0.3]')
 SCENES["mat_conductor_default"] = mat_scene('Material "conductor"')  # pbrt's default: copper, smooth
 SCENES["mat_conductor_named_au"] = mat_scene(
     'Material "conductor" "spectrum eta" "metal-Au-eta" "spectrum k" "metal-Au-k"')
@@ -209,6 +214,14 @@ SCENES["tex_checkerboard"] = tex_scene(
     '"rgb tex1" [0.8 0.8 0.8] "rgb tex2" [0.1 0.2 0.5]')
 SCENES["tex_scale"] = tex_scene(IMG.replace('"t"', '"img"') +
                                 '\nTexture "t" "spectrum" "scale" "texture tex" "img" "float scale" 0.5')
+# bump mapping: a float image texture as the floor's "displacement" (pbrt-v4 bump-maps with it)
+SCENES["tex_bump"] = header() + 'Texture "bump" "float" "imagemap" "string filename" "textures/ridges.png" ' + \
+    '"string encoding" "linear"\nTexture "b" "float" "scale" "texture tex" "bump" "float scale" 0.2\n' + """AttributeBegin
+  Material "diffuse" "rgb reflectance" [0.6 0.6 0.6] "texture displacement" "b"
+  Shape "trianglemesh" "point3 P" [-2 0 -2  2 0 -2  2 0 2  -2 0 2] "integer indices" [0 2 1 0 3 2]
+        "point2 uv" [0 0 1 0 1 1 0 1]
+AttributeEnd
+""" + WALL + AREA + SKY
 SCENES["tex_constant"] = tex_scene('Texture "t" "spectrum" "constant" "rgb value" [0.3 0.6 0.4]')
 # --- shapes
 cv, cf = icosphere_mesh()
