@@ -27,6 +27,7 @@ else
 fi
 mkdir -p "$work/out"
 out="$work/out/$name.exr"
+rm -f "$out"
 t0=$(date +%s.%N)
 "$wavepath" render "$file" --backend cpu --mode megakernel --spp "$spp" --width "$w" --height "$h" -o "$out" \
     > "$work/out/$name.log" 2>&1
