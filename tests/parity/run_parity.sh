@@ -2,7 +2,8 @@
 # One parity-suite test (docs/PARITY.md): renders manifest scene NAME with wavepath's CPU backend and compares it
 # with pbrt-v4's committed reference ref/NAME.exr (wp_parity_compare: mean ratios per channel, relMSE after a 4x4
 # box downsample). A "gap: <feature>" scene prints the feature and exits 77, which ctest reports as SKIPPED;
-# PARITY_RUN_GAPS=1 renders and checks it anyway.
+# PARITY_RUN_GAPS=1 renders and checks it anyway. PARITY_BACKEND (cpu) and PARITY_MODE (megakernel) choose the
+# renderer (the GPU machine runs the suite with gpu and both schedules: .devcarry's script, docs/PARITY.md).
 #
 # Usage: run_parity.sh NAME WAVEPATH COMPARE PARITY_SRC_DIR WORK_DIR
 set -uo pipefail
@@ -29,7 +30,7 @@ mkdir -p "$work/out"
 out="$work/out/$name.exr"
 rm -f "$out"
 t0=$(date +%s.%N)
-"$wavepath" render "$file" --backend cpu --mode megakernel --spp "$spp" --width "$w" --height "$h" -o "$out" \
+"$wavepath" render "$file" --backend "${PARITY_BACKEND:-cpu}" --mode "${PARITY_MODE:-megakernel}" --spp "$spp" --width "$w" --height "$h" -o "$out" \
     > "$work/out/$name.log" 2>&1
 rc=$?
 t1=$(date +%s.%N)
