@@ -358,6 +358,8 @@ public:
         rp.spp = spp_;
         rp.max_depth = maxdepth_ + 1;
         rp.seed = seed_;
+        // pbrt-v4's default pixel filter, where the scene names none: a Gaussian of radius 1.5 and sigma 0.5
+        if (!filter_given_) set_filter(rp, "gaussian", 1.5f, 0.5f);
         rp.light_sampling = 1;
         camera();
         film_matrix(rp);
@@ -380,6 +382,7 @@ private:
     SceneBuilder b_;
     LoadedScene ls_;
     std::set<std::string> warned_;
+    bool filter_given_ = false;  // a PixelFilter directive was read
     GState gs_;
     std::vector<std::pair<char, Loc>> stack_;  // 'A' attributes, 'T' transform, 'O' object
     std::vector<GState> saved_;
@@ -1055,6 +1058,7 @@ private:
             return;
         }
         // PixelFilter
+        filter_given_ = true;
         // pbrt-v4's filters and default radii; ours are separable with one radius (kernels/filter.h)
         static const std::map<std::string, std::pair<const char*, float>> known{{"box", {"box", 0.5f}},
                                                                                 {"triangle", {"tent", 2.0f}},
