@@ -32,8 +32,17 @@ namespace {
 // exits with 128 + signal. A second signal kills at once (default action restored).
 std::atomic<bool> g_cancel{false};
 volatile std::sig_atomic_t g_signal = 0;
+// CLOCK_MONOTONIC at the first signal, in ns (clock_gettime is async-signal-safe): how long the render took to stop
+// after it is reported, apart from the image's write (tests/run_cli.sh interrupt_prompt bounds it)
+std::atomic<int64_t> g_signal_ns{0};
+int64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 extern "C" void on_signal(int sig) {
     g_signal = sig;
+    g_signal_ns.store(monotonic_ns());
     g_cancel.store(true);
     std::signal(sig, SIG_DFL);
 }
@@ -655,6 +664,9 @@ int run_render(const RenderCall& c) {
                 auto t0 = std::chrono::steady_clock::now();
                 RenderStats st;
                 Image img = wp::render(be, ls.data, rp, m, opt, &st);
+                // from the signal to the render's return: finishing the paths in flight and the image's division
+                const double stop_ms =
+                    img.interrupted && g_signal_ns.load() ? double(monotonic_ns() - g_signal_ns.load()) / 1e6 : 0.0;
                 double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 progress.finish();
                 PartialFilm film = film_of(img, rp, scene_hash, j.scene, target_end);
@@ -757,11 +769,13 @@ int run_render(const RenderCall& c) {
                 if (!c.stats && modes.size() == 1) print_devices(st);
                 if (c.stats || modes.size() > 1) print_stats(st, opt);
                 if (img.interrupted) {
-                    std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%s; %llu of %llu samples)\n",
+                    std::fprintf(stderr,
+                                 "interrupted (signal %d): %s holds %.3g spp (%s; %llu of %llu samples); the render "
+                                 "stopped %.1f ms after the signal\n",
                                  int(g_signal), written.c_str(), img.spp(),
                                  range_text(film.begin, film.end, np).c_str(),
                                  (unsigned long long)(film.end - film.begin),
-                                 (unsigned long long)(film.target_end - film.begin));
+                                 (unsigned long long)(film.target_end - film.begin), stop_ms);
                     // (this command's own --aov and --denoise where it denoises: they match the film, as checked)
                     std::string resume_hint = c.denoise ? aov_options(c.aovs, true) : aov_options(film.aovs, false);
                     if (!resume_hint.empty()) resume_hint.insert(0, " ");
