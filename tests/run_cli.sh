@@ -186,7 +186,9 @@ interrupt_writes_image)
   [ -s int.png ] || fail "no int.png"
   grep -q '"interrupted":"true"' int.png.json || fail "int.png.json: $(cat int.png.json)"
   has int "interrupted (signal 2): int.png holds"
-  ok "SIGINT: exit code 130, the PNG so far and its sidecar"
+  # the command that continues it, with the output given (not a placeholder) and the backend it ran on
+  has int "resume: wavepath render $S/cornell-box.json --backend cpu --resume int.png.wpfilm -o int.png"
+  ok "SIGINT: exit code 130, the PNG so far and its sidecar, the command that resumes it"
   ;;
 strict_imports)
   python3 - <<'EOF'
@@ -467,16 +469,51 @@ resume)
     want_rc "interrupted $m" $want
     has cut_$m "holds"
     hasnt cut_$m "holds 0 spp"
-    has cut_$m "resume: wavepath render"
+    # the hint is the command that continues it: the output given, the backend and mode it ran with
+    has cut_$m "resume: wavepath render $S/cornell-box.json --backend cpu --mode $m --resume $film -o $out"
     [ -s $film ] || fail "no film $film to resume"
-    run res_$m "$WP" render "$S/cornell-box.json" --backend cpu --mode $m --resume $film -o res_$m.pfm
-    want_rc "resume $m" 0
-    cmp -s res_$m.pfm full_$m.pfm || fail "$m: resumed render differs from the uninterrupted one"
+    hint=$(sed -n 's/^resume: wavepath //p' cut_$m.log)
+    eval "run res_$m \"\$WP\" $hint"
+    want_rc "resume $m (the hint: $hint)" 0
+    [ $m = megakernel ] && res=$out || { run img_$m "$WP" merge $out -o res_$m.pfm; want_rc "merge $out" 0; res=res_$m.pfm; }
+    cmp -s $res full_$m.pfm || fail "$m: resumed render differs from the uninterrupted one"
   done
   run wrong "$WP" render "$S/cornell-box.json" --backend cpu --spp 100 --resume cut_wavefront.wpfilm -o w.pfm
-  want_rc "resume with another spp" 1
-  has wrong "differ in spp 320 and 100"
+  want_rc "resume with fewer spp" 1
+  has wrong "cut_wavefront.wpfilm is a render of 320 spp: --spp 100 is fewer"
+  run wrong2 "$WP" render "$S/cornell-box.json" --backend cpu --width 40 --resume cut_wavefront.wpfilm -o w.pfm
+  want_rc "resume with another width" 1
+  has wrong2 "width 48 and 40"
   ok "SIGINT (image + film beside it) and SIGTERM (film) mid-render, resumed: bit-identical to the whole render"
+  ;;
+resume_spp)
+  # a finished 48-spp film resumed with --spp 64 renders the 16 samples per pixel it lacks and ends bit for bit the
+  # 64-spp render (the random numbers are keyed by pixel and sample: the 48 are a prefix of the 64); in both
+  # schedules, into an image or a film; fewer spp, or a shard that stops short of its render's end, are errors
+  R=("$S/cornell-box.json" --backend cpu --width 40 --height 24)
+  run full "$WP" render "${R[@]}" --spp 64 -o full64.pfm
+  want_rc "64-spp render" 0
+  run p48 "$WP" render "${R[@]}" --spp 48 -o p48.wpfilm
+  want_rc "48-spp film" 0
+  cp p48.wpfilm p48b.wpfilm
+  run more "$WP" render "$S/cornell-box.json" --backend cpu --spp 64 --resume p48.wpfilm -o res64.pfm
+  want_rc "resume 48 -> 64 spp" 0
+  cmp -s res64.pfm full64.pfm || fail "48-spp film resumed to 64 differs from the 64-spp render"
+  run morew "$WP" render "$S/cornell-box.json" --backend cpu --mode wavefront --spp 64 --resume p48b.wpfilm -o p48b.wpfilm
+  want_rc "resume 48 -> 64 spp into the film (wavefront)" 0
+  run mergew "$WP" merge p48b.wpfilm -o resw64.pfm
+  want_rc "merge the resumed film" 0
+  cmp -s resw64.pfm full64.pfm || fail "48-spp film resumed to 64 (wavefront, into the film) differs from the 64-spp render"
+  run fewer "$WP" render "$S/cornell-box.json" --backend cpu --spp 32 --resume p48.wpfilm -o x.pfm
+  want_rc "resume 48 -> 32 spp" 1
+  has fewer "p48.wpfilm is a render of 48 spp: --spp 32 is fewer"
+  run shard "$WP" render "${R[@]}" --spp 48 --samples 0:16 -o s16.wpfilm
+  want_rc "shard 0:16" 0
+  run sharded "$WP" render "$S/cornell-box.json" --backend cpu --spp 64 --resume s16.wpfilm -o x.pfm
+  want_rc "resume a shard with more spp" 1
+  has sharded "s16.wpfilm is a shard (samples 0:16 of 48 spp)"
+  [ ! -e x.pfm ] || fail "x.pfm written by a refused resume"
+  ok "--resume with a larger --spp: the missing samples rendered, bit-identical to the larger render; fewer: an error"
   ;;
 aov_outputs)
   # issue 22: AOVs as channels of the EXR, as files beside a PNG; a bad name and a blocked AOV file fail first (exit 2)

@@ -295,6 +295,14 @@ TEST(RenderCpu, MitchellWithAovsOverRangesBitIdentical) {
     wp_test::check_range_merge_bit_identical(cpu2, Mode::Wavefront, wp_test::range_params(true), wp_test::kAllAovs);
     wp_test::check_resume_bit_identical(cpu2, Mode::Megakernel, wp_test::range_params(true), wp_test::kAovNormal);
 }
+// `render --resume FILM --spp N`: a film of 3 spp continued to 4 equals the 4-spp render bit for bit, with Mitchell's
+// two films and with the AOVs.
+TEST(RenderCpu, ResumeWithMoreSppEqualsTheLargerRender) {
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        wp_test::check_more_spp_bit_identical(cpu2, m, wp_test::range_params(false), 3);
+        wp_test::check_more_spp_bit_identical(cpu2, m, wp_test::range_params(true), 3, wp_test::kAllAovs);
+    }
+}
 // The AOV pass covers the render's own range: a shard's AOVs are the mean of its samples alone (a single sample per
 // pixel here: sample 1 alone, not samples 0 and 1).
 TEST(RenderCpu, AovPassCoversTheRangeRendered) {
