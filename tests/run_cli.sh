@@ -27,37 +27,55 @@ has() { grep -qF -- "$2" "$1.log" || fail "$1: no '$2' in: $(cat "$1.log")"; }
 hasnt() { ! grep -qF -- "$2" "$1.log" || fail "$1: '$2' in: $(cat "$1.log")"; }
 want_rc() { [ "$rc" -eq "$2" ] || fail "$1: exit code $rc (want $2): $(cat "$last" 2>/dev/null)"; }
 faster() { awk "BEGIN {exit !($secs < $2)}" || fail "$1: took $secs s (want under $2 s)"; }
+# wait_for LOG PATTERN PID: until LOG has a line matching PATTERN while PID runs (a render under way, whatever this
+# machine's load: no guessed time); fails if PID ends first
+wait_for() {
+  for _ in $(seq 1 1500); do
+    grep -q -- "$2" "$1" && return 0
+    kill -0 "$3" 2> /dev/null || { sleep 0.2; grep -q -- "$2" "$1" && return 0; fail "$1: ended before '$2': $(cat "$1")"; }
+    sleep 0.2
+  done
+  fail "$1: no '$2' in 5 minutes: $(cat "$1")"
+}
+# stopped_within NAME MS: the render of NAME.log stopped within MS ms of the signal, by its own clock (the paths in
+# flight finished and the image divided; the image's write after it is not counted)
+stopped_within() {
+  stop_ms=$(sed -n 's/.*the render stopped \([0-9.]*\) ms after the signal.*/\1/p' "$1.log")
+  [ -n "$stop_ms" ] || fail "$1: no 'the render stopped ... ms after the signal' in: $(cat "$1.log")"
+  awk "BEGIN {exit !($stop_ms < $2)}" || fail "$1: the render stopped $stop_ms ms after the signal (want under $2 ms)"
+}
 
 case "$CASE" in
 outputs_checked_first)
-  # a render that would take minutes: every bad output fails at once (exit 2, the path named), nothing rendered
+  # a render that would take hours: every bad output fails before any work (exit 2, the path named): the exit itself
+  # says nothing was rendered, and no estimate line that the probe was not run either (no time bound: a loaded
+  # machine can take seconds just to start the program)
   SLOW=("$S/cornell-box.json" --backend cpu --width 512 --height 512 --spp 100000)
   mkdir outdir
   for o in /nonexistent/dir/x.exr x.jpg outdir noext; do
-    run out timeout 20 "$WP" render "${SLOW[@]}" -o "$o"
+    run out timeout 120 "$WP" render "${SLOW[@]}" -o "$o"
     want_rc "render -o $o" 2
     has out "$o"
-    faster "render -o $o" 1
+    hasnt out "estimate"
   done
   chmod 555 outdir
   if ! touch outdir/w 2>/dev/null; then  # (root writes anywhere: the check is skipped then)
-    run ro timeout 20 "$WP" render "${SLOW[@]}" -o outdir/x.exr
+    run ro timeout 120 "$WP" render "${SLOW[@]}" -o outdir/x.exr
     want_rc "render -o read-only folder" 2
     has ro "cannot write in folder 'outdir'"
   fi
   chmod 755 outdir
   rm -f outdir/w
-  run bj timeout 20 "$WP" bench "$S/cornell-box.json" --backend cpu --spp 100000 --json /nonexistent/b.json
+  run bj timeout 120 "$WP" bench "$S/cornell-box.json" --backend cpu --spp 100000 --json /nonexistent/b.json
   want_rc "bench --json" 2
   has bj "/nonexistent/b.json"
-  faster "bench --json" 1
-  run bp timeout 20 "$WP" bench "$S/cornell-box.json" --backend cpu --spp 100000 --plot plot.png
+  run bp timeout 120 "$WP" bench "$S/cornell-box.json" --backend cpu --spp 100000 --plot plot.png
   want_rc "bench --plot" 2
   has bp "plot.png"
   has bp "(supported: .svg)"
   [ -z "$(ls -A outdir)" ] && [ ! -e x.jpg ] || fail "files left: $(ls -A . outdir)"
   ls -A | grep -q wavepath-probe && fail "a probe file was left"
-  ok "bad outputs of render and bench: exit 2 in under a second, naming the path"
+  ok "bad outputs of render and bench: exit 2 before any work, naming the path"
   ;;
 batch)
   echo '{"camera": {"position": [0, 0, 5]}, "objects": []}' > broken.json
@@ -115,47 +133,54 @@ EOF
   ok "--mode both: NAME.wavefront.pfm, NAME.megakernel.pfm and NAME.compare.json"
   ;;
 interrupt_prompt)
-  # 8M pixels: one pass over them takes seconds on the CPU; SIGINT must stop the render within a second
-  "$WP" render "$S/cornell-box.json" --backend cpu --width 4096 --height 2048 --spp 1000 -o big.pfm > int.log 2>&1 &
+  # SIGINT / SIGTERM are answered by the renderer at once: it takes no new chunk of paths, finishes those in flight
+  # and returns the image so far, an exact prefix of the samples, saying how long after the signal it stopped. That
+  # is the renderer's own part, bounded here, generously (10 s; tens of ms unloaded, under a second beside stress-ng
+  # --cpu 4 on 2 cores: the wavefront's last paths run through many short parallel loops, each waiting for its
+  # threads to be scheduled). The chunk-level stop itself is counted, not timed, in
+  # RenderCpu.CancelStopsMidPassAndKeepsAnExactPrefix. Writing the 25 MB image after it is the disk's and is not
+  # bounded. The signal comes once the render is under way (its estimate line: a render of days), not after a guess.
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 2048 --height 1024 --spp 100000 -o big.pfm > int.log 2>&1 &
   p=$!
   last=int.log
-  sleep 3
-  t0=$(date +%s.%N)
+  wait_for int.log "^estimate:" $p
+  sleep 2  # (some samples first: 256 paths are a millisecond's work)
   kill -INT $p
   wait $p
   rc=$?
-  secs=$(awk "BEGIN {print $(date +%s.%N) - $t0}")
   want_rc int 130
-  faster "SIGINT to exit (image of 8M pixels written)" 2
+  stopped_within int 10000
+  int_ms=$stop_ms
   python3 - <<'EOF' || fail "sidecar: $(cat big.pfm.json)"
 import json
 m = json.load(open("big.pfm.json"))
-n = int(m["samples"])
-assert m["interrupted"] == "true" and 0 < n < 4096 * 2048 * 1000, m
-assert abs(float(m["spp"]) - n / (4096 * 2048)) < 1e-5 * max(1.0, float(m["spp"])), m  # exactly the samples taken
+n, np = int(m["samples"]), 2048 * 1024
+assert m["interrupted"] == "true" and 0 < n < np * 100000 and n % 256 == 0, m  # whole chunks of 256 paths
+assert abs(float(m["spp"]) - n / np) < 1e-5 * max(1.0, float(m["spp"])), m  # exactly the samples taken
 EOF
-  [ "$(stat -c %s big.pfm)" -gt 100000000 ] || fail "big.pfm: $(stat -c %s big.pfm) bytes"
-  rm -f big.pfm
-  "$WP" render "$S/cornell-box.json" --backend cpu --width 2048 --height 2048 --spp 1000 --mode wavefront -o w.png \
+  [ "$(stat -c %s big.pfm)" -gt 25000000 ] || fail "big.pfm: $(stat -c %s big.pfm) bytes"
+  rm -f big.pfm big.pfm.wpfilm
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 1024 --height 1024 --spp 100000 --mode wavefront -o w.png \
     > term.log 2>&1 &
   p=$!
   last=term.log
-  sleep 3
-  t0=$(date +%s.%N)
+  wait_for term.log "^estimate:" $p
+  sleep 2
   kill -TERM $p
   wait $p
   rc=$?
-  secs=$(awk "BEGIN {print $(date +%s.%N) - $t0}")
   want_rc term 143
-  faster "SIGTERM to exit (wavefront)" 2
+  stopped_within term 10000
   [ -s w.png ] && grep -q '"interrupted":"true"' w.png.json || fail "w.png: $(ls) $(cat w.png.json)"
-  ok "SIGINT and SIGTERM stop the CPU render within a second, the image kept with its exact sample count"
+  rm -f w.png.wpfilm
+  ok "SIGINT (megakernel: stopped $int_ms ms after it) and SIGTERM (wavefront: $stop_ms ms) answered by the renderer at once, the image kept with its exact sample count"
   ;;
 interrupt_writes_image)
-  "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 100000 -o int.png > int.log 2>&1 &
+  # (a render of days: the signal once it is under way, after its estimate line)
+  "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 16777216 -o int.png > int.log 2>&1 &
   p=$!
   last=int.log
-  sleep 2
+  wait_for int.log "^estimate:" $p
   kill -INT $p
   wait $p
   rc=$?
@@ -163,7 +188,9 @@ interrupt_writes_image)
   [ -s int.png ] || fail "no int.png"
   grep -q '"interrupted":"true"' int.png.json || fail "int.png.json: $(cat int.png.json)"
   has int "interrupted (signal 2): int.png holds"
-  ok "SIGINT: exit code 130, the PNG so far and its sidecar"
+  # the command that continues it, with the output given (not a placeholder) and the backend it ran on
+  has int "resume: wavepath render $S/cornell-box.json --backend cpu --resume int.png.wpfilm -o int.png"
+  ok "SIGINT: exit code 130, the PNG so far and its sidecar, the command that resumes it"
   ;;
 strict_imports)
   python3 - <<'EOF'
@@ -248,7 +275,7 @@ estimate)
   "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 16777216 -o e.pfm > est.log 2>&1 &
   p=$!
   last=est.log
-  for _ in $(seq 1 100); do grep -q "^estimate:" est.log && break; sleep 0.2; done
+  wait_for est.log "^estimate:" $p
   kill -INT $p
   wait $p
   rc=$?
@@ -431,7 +458,7 @@ resume)
     [ $m = megakernel ] && { out=cut_$m.pfm; film=cut_$m.pfm.wpfilm; sig=INT; want=130; } \
                         || { out=cut_$m.wpfilm; film=cut_$m.wpfilm; sig=TERM; want=143; }
     # the signal a fraction of the whole render's time in (this machine's speed), until it lands mid-render
-    for f in 0.4 0.2 0.6 0.3; do
+    for f in 0.4 0.2 0.6 0.3 0.5 0.1 0.7 0.25; do
       "$WP" render "${R[@]}" --mode $m -o $out > cut_$m.log 2>&1 &
       p=$!
       sleep "$(awk "BEGIN {print $(eval echo \$secs_$m) * $f}")"
@@ -444,16 +471,51 @@ resume)
     want_rc "interrupted $m" $want
     has cut_$m "holds"
     hasnt cut_$m "holds 0 spp"
-    has cut_$m "resume: wavepath render"
+    # the hint is the command that continues it: the output given, the backend and mode it ran with
+    has cut_$m "resume: wavepath render $S/cornell-box.json --backend cpu --mode $m --resume $film -o $out"
     [ -s $film ] || fail "no film $film to resume"
-    run res_$m "$WP" render "$S/cornell-box.json" --backend cpu --mode $m --resume $film -o res_$m.pfm
-    want_rc "resume $m" 0
-    cmp -s res_$m.pfm full_$m.pfm || fail "$m: resumed render differs from the uninterrupted one"
+    hint=$(sed -n 's/^resume: wavepath //p' cut_$m.log)
+    eval "run res_$m \"\$WP\" $hint"
+    want_rc "resume $m (the hint: $hint)" 0
+    [ $m = megakernel ] && res=$out || { run img_$m "$WP" merge $out -o res_$m.pfm; want_rc "merge $out" 0; res=res_$m.pfm; }
+    cmp -s $res full_$m.pfm || fail "$m: resumed render differs from the uninterrupted one"
   done
   run wrong "$WP" render "$S/cornell-box.json" --backend cpu --spp 100 --resume cut_wavefront.wpfilm -o w.pfm
-  want_rc "resume with another spp" 1
-  has wrong "differ in spp 320 and 100"
+  want_rc "resume with fewer spp" 1
+  has wrong "cut_wavefront.wpfilm is a render of 320 spp: --spp 100 is fewer"
+  run wrong2 "$WP" render "$S/cornell-box.json" --backend cpu --width 40 --resume cut_wavefront.wpfilm -o w.pfm
+  want_rc "resume with another width" 1
+  has wrong2 "width 48 and 40"
   ok "SIGINT (image + film beside it) and SIGTERM (film) mid-render, resumed: bit-identical to the whole render"
+  ;;
+resume_spp)
+  # a finished 48-spp film resumed with --spp 64 renders the 16 samples per pixel it lacks and ends bit for bit the
+  # 64-spp render (the random numbers are keyed by pixel and sample: the 48 are a prefix of the 64); in both
+  # schedules, into an image or a film; fewer spp, or a shard that stops short of its render's end, are errors
+  R=("$S/cornell-box.json" --backend cpu --width 40 --height 24)
+  run full "$WP" render "${R[@]}" --spp 64 -o full64.pfm
+  want_rc "64-spp render" 0
+  run p48 "$WP" render "${R[@]}" --spp 48 -o p48.wpfilm
+  want_rc "48-spp film" 0
+  cp p48.wpfilm p48b.wpfilm
+  run more "$WP" render "$S/cornell-box.json" --backend cpu --spp 64 --resume p48.wpfilm -o res64.pfm
+  want_rc "resume 48 -> 64 spp" 0
+  cmp -s res64.pfm full64.pfm || fail "48-spp film resumed to 64 differs from the 64-spp render"
+  run morew "$WP" render "$S/cornell-box.json" --backend cpu --mode wavefront --spp 64 --resume p48b.wpfilm -o p48b.wpfilm
+  want_rc "resume 48 -> 64 spp into the film (wavefront)" 0
+  run mergew "$WP" merge p48b.wpfilm -o resw64.pfm
+  want_rc "merge the resumed film" 0
+  cmp -s resw64.pfm full64.pfm || fail "48-spp film resumed to 64 (wavefront, into the film) differs from the 64-spp render"
+  run fewer "$WP" render "$S/cornell-box.json" --backend cpu --spp 32 --resume p48.wpfilm -o x.pfm
+  want_rc "resume 48 -> 32 spp" 1
+  has fewer "p48.wpfilm is a render of 48 spp: --spp 32 is fewer"
+  run shard "$WP" render "${R[@]}" --spp 48 --samples 0:16 -o s16.wpfilm
+  want_rc "shard 0:16" 0
+  run sharded "$WP" render "$S/cornell-box.json" --backend cpu --spp 64 --resume s16.wpfilm -o x.pfm
+  want_rc "resume a shard with more spp" 1
+  has sharded "s16.wpfilm is a shard (samples 0:16 of 48 spp)"
+  [ ! -e x.pfm ] || fail "x.pfm written by a refused resume"
+  ok "--resume with a larger --spp: the missing samples rendered, bit-identical to the larger render; fewer: an error"
   ;;
 aov_outputs)
   # issue 22: AOVs as channels of the EXR, as files beside a PNG; a bad name and a blocked AOV file fail first (exit 2)

@@ -178,4 +178,53 @@ inline void check_resume_bit_identical(const RenderFn& render, Mode m, const Ren
     expect_same_aovs(resumed, full, "resumed");
 }
 
+// A finished film of `less` spp resumed with rp.spp (more: raise_film_spp, as `render --resume FILM --spp N`): the
+// samples it lacks rendered, its image rp.spp's render bit for bit (the random numbers are keyed by pixel and sample,
+// not by the count); fewer spp, and a shard that stops short of its render's end, refused.
+inline void check_more_spp_bit_identical(const RenderFn& render, Mode m, const RenderParams& rp, uint32_t less,
+                                         uint32_t aovs = 0) {
+    SceneData sd = cornell();
+    const uint64_t np = rp.num_pixels(), all = np * rp.spp;
+    RenderOptions o;
+    o.capacity = 300;
+    o.aovs = aovs;
+    const Image full = render(sd, rp, m, o);
+    RenderParams lp = rp;
+    lp.spp = less;
+    PartialFilm f = film_of(render(sd, lp, m, o), lp, scene_fingerprint(sd), "cornell", np * less);
+    PartialFilm shard = f;
+    shard.end = shard.target_end = np * (less - 1);
+    try {
+        raise_film_spp(shard, rp.spp, "shard.wpfilm");
+        ADD_FAILURE() << "a shard short of its end took a larger spp";
+    } catch (const FilmError& e) {
+        EXPECT_NE(std::string(e.what()).find("shard.wpfilm is a shard"), std::string::npos);
+    }
+    try {
+        raise_film_spp(f, less - 1, "part.wpfilm");
+        ADD_FAILURE() << "a resume took fewer spp";
+    } catch (const FilmError& e) {
+        EXPECT_NE(std::string(e.what()).find("is a render of " + std::to_string(less) + " spp: --spp " +
+                                             std::to_string(less - 1) + " is fewer"),
+                  std::string::npos)
+            << e.what();
+    }
+    raise_film_spp(f, rp.spp, "part.wpfilm");
+    EXPECT_EQ(f.spp, rp.spp);
+    EXPECT_EQ(f.end, np * less);
+    EXPECT_EQ(f.target_end, all);
+    PartialFilm here;
+    here.scene_hash = scene_fingerprint(sd);
+    set_film_settings(here, rp);
+    EXPECT_EQ(film_settings_difference(f, here), "");
+    RenderOptions rest = o;
+    rest.sample_begin = f.end;
+    rest.sample_end = f.target_end;
+    append_render(f, render(sd, rp, m, rest));
+    EXPECT_EQ(f.end, all);
+    const Image more = film_image(f);
+    expect_same_pixels(more, full, "resumed with more spp");
+    expect_same_aovs(more, full, "resumed with more spp");
+}
+
 }  // namespace wp_test

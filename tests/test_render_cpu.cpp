@@ -1,7 +1,5 @@
 #include <gtest/gtest.h>
 #include <atomic>
-#include <chrono>
-#include <thread>
 #include "host/render/render.h"
 #include "host/render/render_limits.h"
 #include "host/scene/scene_json.h"
@@ -174,46 +172,65 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     EXPECT_GT(total, 0u);
 }
 
-// An interrupted CPU megakernel render stops mid-pass (the cancel flag is read before every chunk of paths, not
-// between whole-image passes) and its image holds exactly the samples [0, samples): the pixels of the first
-// `samples` ranks equal a full 1-spp render's bit for bit, the others are empty.
+// An interrupted CPU megakernel render stops mid-pass (the cancel flag is read before every chunk of 256 paths, not
+// between whole-image passes) and its image holds exactly the samples [0, samples). The cancel comes from the
+// render's own chunk hook once the chunk holding sample K is taken, so the test counts work rather than time (a
+// timer cannot say how much a loaded machine rendered meanwhile): the chunk that set it is finished, and each other
+// thread finishes at most the one chunk it took before it saw the flag. Cut in the first pass: the pixels of the
+// first `samples` ranks equal a 1-spp render's bit for bit, the others are empty; in any pass: the film's sums equal
+// those of an uninterrupted render of [0, samples).
 TEST(RenderCpu, CancelStopsMidPassAndKeepsAnExactPrefix) {
     SceneData sd = floor_sphere_lamp();
     RenderParams rp;
-    rp.width = rp.height = 512;
+    rp.width = rp.height = 128;
     rp.spp = 64;
     rp.max_depth = 8;
-    std::atomic<bool> cancel{false};
-    RenderOptions opt;
-    opt.cancel = &cancel;
-    std::thread stopper([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        cancel = true;
-    });
-    Image cut = render_cpu(sd, rp, Mode::Megakernel, opt);
-    stopper.join();
-    const uint64_t np = rp.num_pixels();
-    ASSERT_TRUE(cut.interrupted);
-    ASSERT_LT(cut.samples, np * rp.spp);
-    EXPECT_NE(cut.samples % np, 0u);  // stopped mid-pass, not at the end of a pass over the pixels
-    if (cut.samples >= np) GTEST_SKIP() << "a fast machine: " << cut.samples << " samples in 20 ms";
-    EXPECT_GT(cut.samples, 0u);
-    RenderParams one = rp;
-    one.spp = 1;
-    Image full = render_cpu(sd, one, Mode::Megakernel);
-    const RenderParams prepared = rp.prepared();
-    size_t lit = 0;
-    for (uint32_t p = 0; p < np; ++p) {
-        const bool in = prepared.rank_of_pixel(p) < cut.samples;
-        for (int c = 0; c < 3; ++c) {
-            if (in)
-                ASSERT_EQ(cut.rgb[3 * p + c], full.rgb[3 * p + c]) << "pixel " << p;
-            else
-                ASSERT_EQ(cut.rgb[3 * p + c], 0.0f) << "pixel " << p;
-            lit += in && cut.rgb[3 * p + c] > 0.0f;
+    const uint64_t np = rp.num_pixels(), chunk = 256;
+    const unsigned threads = 4;  // more threads than this machine may have cores: chunks in flight at the cancel
+    for (const uint64_t K : {np / 2 + 5 * chunk, 2 * np + np / 4 + 3 * chunk}) {
+        SCOPED_TRACE("cancel once the chunk of sample " + std::to_string(K) + " is taken");
+        std::atomic<bool> cancel{false};
+        std::atomic<uint64_t> chunks_after{0};
+        RenderOptions opt;
+        opt.threads = threads;
+        opt.cancel = &cancel;
+        opt.on_chunk = [&](uint64_t first) {
+            if (cancel.load()) chunks_after.fetch_add(1);
+            if (first <= K && K < first + chunk) cancel = true;
+        };
+        Image cut = render_cpu(sd, rp, Mode::Megakernel, opt);
+        ASSERT_TRUE(cut.interrupted);
+        EXPECT_EQ(cut.first, 0u);
+        EXPECT_GE(cut.samples, K / chunk * chunk + chunk);            // the chunk that cancelled, finished
+        EXPECT_LE(cut.samples, K / chunk * chunk + threads * chunk);  // at most one more chunk per other thread
+        EXPECT_LT(chunks_after.load(), threads);
+        EXPECT_NE(cut.samples % np, 0u);  // stopped mid-pass, not at the end of a pass over the pixels
+        RenderOptions upto;
+        upto.threads = threads;
+        upto.sample_end = cut.samples;
+        Image ref = render_cpu(sd, rp, Mode::Megakernel, upto);
+        ASSERT_FALSE(ref.interrupted);
+        ASSERT_EQ(ref.samples, cut.samples);
+        EXPECT_TRUE(cut.sum == ref.sum) << "the cut film is not the render of [0, " << cut.samples << ")";
+        EXPECT_TRUE(cut.rgb == ref.rgb);
+        if (cut.samples >= np) continue;
+        RenderParams one = rp;
+        one.spp = 1;
+        Image full = render_cpu(sd, one, Mode::Megakernel);
+        const RenderParams prepared = rp.prepared();
+        size_t lit = 0;
+        for (uint32_t p = 0; p < np; ++p) {
+            const bool in = prepared.rank_of_pixel(p) < cut.samples;
+            for (int c = 0; c < 3; ++c) {
+                if (in)
+                    ASSERT_EQ(cut.rgb[3 * p + c], full.rgb[3 * p + c]) << "pixel " << p;
+                else
+                    ASSERT_EQ(cut.rgb[3 * p + c], 0.0f) << "pixel " << p;
+                lit += in && cut.rgb[3 * p + c] > 0.0f;
+            }
         }
+        EXPECT_GT(lit, 0u);
     }
-    EXPECT_GT(lit, 0u);
 }
 
 // Russian roulette from the first bounce (render.rr_depth 1, `--rr-depth 1`, as the public RTIOW megakernels) is
@@ -277,6 +294,14 @@ TEST(RenderCpu, AovResumeBitIdentical) {
 TEST(RenderCpu, MitchellWithAovsOverRangesBitIdentical) {
     wp_test::check_range_merge_bit_identical(cpu2, Mode::Wavefront, wp_test::range_params(true), wp_test::kAllAovs);
     wp_test::check_resume_bit_identical(cpu2, Mode::Megakernel, wp_test::range_params(true), wp_test::kAovNormal);
+}
+// `render --resume FILM --spp N`: a film of 3 spp continued to 4 equals the 4-spp render bit for bit, with Mitchell's
+// two films and with the AOVs.
+TEST(RenderCpu, ResumeWithMoreSppEqualsTheLargerRender) {
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        wp_test::check_more_spp_bit_identical(cpu2, m, wp_test::range_params(false), 3);
+        wp_test::check_more_spp_bit_identical(cpu2, m, wp_test::range_params(true), 3, wp_test::kAllAovs);
+    }
 }
 // The AOV pass covers the render's own range: a shard's AOVs are the mean of its samples alone (a single sample per
 // pixel here: sample 1 alone, not samples 0 and 1).

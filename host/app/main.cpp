@@ -32,8 +32,17 @@ namespace {
 // exits with 128 + signal. A second signal kills at once (default action restored).
 std::atomic<bool> g_cancel{false};
 volatile std::sig_atomic_t g_signal = 0;
+// CLOCK_MONOTONIC at the first signal, in ns (clock_gettime is async-signal-safe): how long the render took to stop
+// after it is reported, apart from the image's write (tests/run_cli.sh interrupt_prompt bounds it)
+std::atomic<int64_t> g_signal_ns{0};
+int64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 extern "C" void on_signal(int sig) {
     g_signal = sig;
+    g_signal_ns.store(monotonic_ns());
     g_cancel.store(true);
     std::signal(sig, SIG_DFL);
 }
@@ -223,6 +232,16 @@ std::string command_line(int argc, char** argv) {
         c += (i ? " " : "") + (quote ? "'" + a + "'" : a);
     }
     return c;
+}
+
+// One word of a shell command: as it is when the shell leaves it so, else in single quotes.
+std::string shell_word(const std::string& a) {
+    if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%") ==
+                          std::string::npos)
+        return a;
+    std::string q = "'";
+    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return q + "'";
 }
 
 // The schedule of a render in words, for the EXR metadata.
@@ -577,6 +596,9 @@ int run_render(const RenderCall& c) {
                 if (!rs.scene.seed && p.seed != resumed.seed) o.seed = resumed.seed;
                 if (!rs.scene.rr_depth && p.rr_depth != resumed.rr_depth) o.rr_depth = resumed.rr_depth;
                 apply_overrides(*j.loaded, o);
+                // --spp above the film's: the render goes on to the larger count (the random numbers are keyed by
+                // pixel and sample, so the film is a prefix of that render); below it: an error
+                if (rs.scene.spp && rs.scene.spp != resumed.spp) raise_film_spp(resumed, rs.scene.spp, c.resume);
                 PartialFilm here;
                 here.scene = j.scene;
                 here.scene_hash = scene_fingerprint(j.loaded->data);
@@ -655,6 +677,9 @@ int run_render(const RenderCall& c) {
                 auto t0 = std::chrono::steady_clock::now();
                 RenderStats st;
                 Image img = wp::render(be, ls.data, rp, m, opt, &st);
+                // from the signal to the render's return: finishing the paths in flight and the image's division
+                const double stop_ms =
+                    img.interrupted && g_signal_ns.load() ? double(monotonic_ns() - g_signal_ns.load()) / 1e6 : 0.0;
                 double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 progress.finish();
                 PartialFilm film = film_of(img, rp, scene_hash, j.scene, target_end);
@@ -757,17 +782,33 @@ int run_render(const RenderCall& c) {
                 if (!c.stats && modes.size() == 1) print_devices(st);
                 if (c.stats || modes.size() > 1) print_stats(st, opt);
                 if (img.interrupted) {
-                    std::fprintf(stderr, "interrupted (signal %d): %s holds %.3g spp (%s; %llu of %llu samples)\n",
+                    std::fprintf(stderr,
+                                 "interrupted (signal %d): %s holds %.3g spp (%s; %llu of %llu samples); the render "
+                                 "stopped %.1f ms after the signal\n",
                                  int(g_signal), written.c_str(), img.spp(),
                                  range_text(film.begin, film.end, np).c_str(),
                                  (unsigned long long)(film.end - film.begin),
-                                 (unsigned long long)(film.target_end - film.begin));
+                                 (unsigned long long)(film.target_end - film.begin), stop_ms);
                     // (this command's own --aov and --denoise where it denoises: they match the film, as checked)
                     std::string resume_hint = c.denoise ? aov_options(c.aovs, true) : aov_options(film.aovs, false);
                     if (!resume_hint.empty()) resume_hint.insert(0, " ");
+                    // the command that continues it, with the output this one wrote (a film given as -o is its own
+                    // output: the resume rewrites it), and the options of this command that the film does not
+                    // carry: the backend and mode it ran with (the same ones continue it bit for bit), the filter
+                    // and clamp (checked against the film's)
+                    std::string given;
+                    if (rs.backend != "auto") given += " --backend " + rs.backend;
+                    if (c.mode != "auto") given += " --mode " + std::string(mode_name(m));
+                    if (!rs.scene.filter.empty()) given += " --filter " + shell_word(rs.scene.filter);
+                    if (rs.scene.clamp) {
+                        char l[32];
+                        std::snprintf(l, sizeof l, "%.9g", double(*rs.scene.clamp));
+                        given += " --clamp " + std::string(l);
+                    }
                     if (!resume_from.empty())
-                        std::fprintf(stderr, "resume: wavepath render %s --resume %s%s -o OUTPUT\n", j.scene.c_str(),
-                                     resume_from.c_str(), resume_hint.c_str());
+                        std::fprintf(stderr, "resume: wavepath render %s%s --resume %s%s -o %s\n",
+                                     shell_word(j.scene).c_str(), given.c_str(), shell_word(resume_from).c_str(),
+                                     resume_hint.c_str(), shell_word(written).c_str());
                     j.status = "interrupted";
                     interrupted = true;
                     break;
@@ -1027,7 +1068,8 @@ int main(int argc, char** argv) {
                        "into a partial film (-o part.wpfilm); `wavepath merge` joins the parts bit for bit");
     render->add_option("--resume", rc.resume,
                        "continue the render whose partial film this is (a .wpfilm: an interrupted render writes "
-                       "one); its settings unless given here");
+                       "one); its settings unless given here (a larger --spp renders on to that many samples per "
+                       "pixel)");
     auto* merge = app.add_subcommand("merge", "join partial films (render --samples) into the image");
     MergeCall mc;
     mc.command = rc.command;

@@ -379,6 +379,21 @@ PartialFilm film_of(const Image& img, const RenderParams& rp, uint64_t scene_has
     return f;
 }
 
+void raise_film_spp(PartialFilm& f, uint32_t spp, const std::string& name) {
+    if (spp == f.spp) return;
+    const uint64_t np = f.pixels();
+    if (spp < f.spp)
+        throw FilmError("--resume " + name + " is a render of " + std::to_string(f.spp) + " spp: --spp " +
+                        std::to_string(spp) + " is fewer, and a resume only adds samples (give --spp " +
+                        std::to_string(f.spp) + " or more, or leave it out)");
+    if (f.target_end != np * f.spp)
+        throw FilmError("--resume " + name + " is a shard (" + range_text(f.begin, f.target_end, np) + " of " +
+                        std::to_string(f.spp) + " spp): it continues to its own range, at --spp " +
+                        std::to_string(f.spp) + "; render the samples past it as another shard");
+    f.spp = spp;
+    f.target_end = np * spp;
+}
+
 void append_render(PartialFilm& f, const Image& img) {
     if (img.first != f.end || img.sum.size() != f.sum.size() || img.aov_bits != f.aovs ||
         img.aov_sum.size() != f.aov_sum.size())

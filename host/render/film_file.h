@@ -87,6 +87,12 @@ Image film_image(const PartialFilm& f, const std::vector<std::pair<uint64_t, uin
 PartialFilm film_of(const Image& img, const RenderParams& rp, uint64_t scene_hash, const std::string& scene,
                     uint64_t target_end);
 
+// Resume with more samples per pixel: the film of a render of f.spp becomes the same film of a render of `spp`, whose
+// first f.spp samples of every pixel it holds (the random numbers are keyed by pixel and sample, not by the count),
+// its target_end the new render's end. Throws FilmError naming `name` for fewer samples than the film's render, and
+// for a shard that does not reach the end of its render (its range is what it was asked for).
+void raise_film_spp(PartialFilm& f, uint32_t spp, const std::string& name);
+
 // Resume: the render of [f.end, ...) (img.first must be f.end, with f's AOVs) added to f; f.end moves to the end of
 // img's samples.
 void append_render(PartialFilm& f, const Image& img);

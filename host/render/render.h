@@ -100,6 +100,10 @@ struct RenderOptions {
     // When it turns true the render stops taking new samples, finishes the paths in flight, and returns the
     // image so far (Image::interrupted, Image::samples).
     const std::atomic<bool>* cancel = nullptr;
+    // CPU megakernel: called on a rendering thread as each chunk of samples is taken (before its paths are traced),
+    // with the chunk's first global sample index. Tests set *cancel from it to interrupt at a counted point of the
+    // work rather than after a time (tests/test_render_cpu.cpp).
+    std::function<void(uint64_t)> on_chunk;
     // The global sample indices to render: [sample_begin, sample_end) of [0, num_pixels * spp); sample_end 0: to the
     // end. Samples START to START+COUNT of every pixel are [START * num_pixels, (START + COUNT) * num_pixels). The
     // random numbers are keyed by (pixel, sample), so the sums of disjoint ranges add up to the whole render's bit for

@@ -45,13 +45,15 @@ void parallel_for(uint64_t n, unsigned threads, F&& f, uint64_t chunk = 256) {
 // (n when not cancelled). Every chunk handed out is finished, and chunks are handed out in order, so the items
 // done are exactly a prefix: an interrupted render's image holds exactly the samples [0, done).
 template <class F>
-uint64_t parallel_prefix(uint64_t n, unsigned threads, const std::atomic<bool>* cancel, F&& f, uint64_t chunk = 256) {
+uint64_t parallel_prefix(uint64_t n, unsigned threads, const std::atomic<bool>* cancel, F&& f, uint64_t chunk = 256,
+                         const std::function<void(uint64_t)>& on_chunk = {}) {
     if (n == 0) return 0;
     std::atomic<uint64_t> next{0};
     auto worker = [&] {
         while (!(cancel && cancel->load(std::memory_order_relaxed))) {
             uint64_t b = next.fetch_add(chunk);
             if (b >= n) return;
+            if (on_chunk) on_chunk(b);
             for (uint64_t i = b, e = std::min(n, b + chunk); i < e; ++i) f(i);
         }
     };
@@ -140,11 +142,16 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
     for (uint64_t b = begin; b < total && !(opt.cancel && *opt.cancel); b += batch) {
         uint64_t e = std::min(total, b + batch);
         timer.run("megakernel", [&] {
-            done = b + parallel_prefix(e - b, threads, opt.cancel, [&](uint64_t i) {
-                       uint64_t r = trace_path(s, rp, fv, b + i);
-                       ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
-                       shadow.fetch_add(r >> 32, std::memory_order_relaxed);
-                   });
+            std::function<void(uint64_t)> on_chunk;
+            if (opt.on_chunk) on_chunk = [&](uint64_t i) { opt.on_chunk(b + i); };
+            done = b + parallel_prefix(
+                           e - b, threads, opt.cancel,
+                           [&](uint64_t i) {
+                               uint64_t r = trace_path(s, rp, fv, b + i);
+                               ext.fetch_add(r & 0xffffffffu, std::memory_order_relaxed);
+                               shadow.fetch_add(r >> 32, std::memory_order_relaxed);
+                           },
+                           256, on_chunk);
         });
         if (opt.progress) opt.progress(done - begin, total - begin);
     }
