@@ -331,6 +331,11 @@ Shape "sphere"
     LoadedScene sinc = load_pbrt_scene(write_text("sinc.pbrt", "PixelFilter \"sinc\" WorldBegin Shape \"sphere\""));
     EXPECT_TRUE(has_warning(sinc, "pixel filter \"sinc\" not supported"));
     EXPECT_EQ(sinc.params.filter, uint32_t(kFilterPixelBox));
+    // no PixelFilter at all: pbrt-v4's default, a Gaussian of radius 1.5 and sigma 0.5 (was the pixel box)
+    LoadedScene none = load_pbrt_scene(write_text("nofilter.pbrt", "WorldBegin Shape \"sphere\""));
+    EXPECT_EQ(none.params.filter, uint32_t(kFilterGaussian));
+    EXPECT_EQ(none.params.filter_radius, 1.5f);
+    EXPECT_EQ(none.params.filter_sigma, 0.5f);
     LoadedScene bd = load_pbrt_scene(
         write_text("bdpt.pbrt", "Integrator \"bdpt\" \"integer maxdepth\" 3 WorldBegin Shape \"sphere\""));
     EXPECT_EQ(bd.params.max_depth, 4u);
@@ -408,22 +413,26 @@ Shape "sphere")");
             load("coated", R"(Material "coateddiffuse" "rgb reflectance" [0.4 0.5 0.6] "float roughness" 0.0625
 Shape "sphere")");
         MatHandle m = mat_of(ls);
-        ASSERT_EQ(m.type(), MatType::Principled);
-        const PrincipledData& p = ls.data.principled[m.index()];
-        expect_vec(p.base_color, vec3(0.4f, 0.5f, 0.6f));
-        EXPECT_EQ(p.metallic, 0.0f);
-        EXPECT_NEAR(p.roughness, 0.5f, 1e-6f);  // alpha = sqrt(0.0625) = 0.25; glTF roughness = sqrt(alpha)
-        EXPECT_TRUE(has_warning(ls, "coateddiffuse approximated"));
+        ASSERT_EQ(m.type(), MatType::Layered);  // pbrt-v4's layered BSDF (kernels/layered.h), no stand-in
+        const LayeredData& p = ls.data.layered[m.index()];
+        expect_vec(p.reflectance, vec3(0.4f, 0.5f, 0.6f));
+        EXPECT_EQ(p.conductor_base, 0u);
+        EXPECT_NEAR(p.coat_alpha, 0.25f, 1e-6f);  // alpha = sqrt(0.0625)
+        EXPECT_FALSE(has_warning(ls, "approximated"));
         LoadedScene c = load("coatedconductor", R"(Material "coatedconductor" "spectrum conductor.eta" "metal-Ag-eta"
   "spectrum conductor.k" "metal-Ag-k" "float conductor.roughness" 0.04 "float interface.roughness" 0
 Shape "sphere")");
         MatHandle h = mat_of(c);
-        ASSERT_EQ(h.type(), MatType::Conductor);
+        ASSERT_EQ(h.type(), MatType::Layered);
         vec3 eta, k;
         conductor_preset("Ag", eta, k);
-        expect_vec(c.data.conductor[h.index()].eta, eta);
-        EXPECT_NEAR(c.data.conductor[h.index()].alpha, 0.2f, 1e-6f);
-        EXPECT_TRUE(has_warning(c, "coatedconductor approximated by its conductor"));
+        const LayeredData& q = c.data.layered[h.index()];
+        EXPECT_EQ(q.conductor_base, 1u);
+        expect_vec(q.eta, eta / 1.5f);  // relative to the coating, as pbrt-v4
+        expect_vec(q.k, k / 1.5f);
+        EXPECT_NEAR(q.base_alpha, 0.2f, 1e-6f);
+        EXPECT_EQ(q.coat_alpha, 0.0f);
+        EXPECT_FALSE(has_warning(c, "approximated"));
     }
     {
         LoadedScene ls = load("named", R"(MakeNamedMaterial "red" "string type" "diffuse" "rgb reflectance" [0.8 0 0]
@@ -543,6 +552,7 @@ std::string plane_scene(float h, float fov, float rho, const std::string& lights
     return "LookAt 0 0 " + std::to_string(h) + "  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" " +
            std::to_string(fov) + "\nFilm \"rgb\" \"integer xresolution\" " + n + " \"integer yresolution\" " + n +
            "\nSampler \"independent\" \"integer pixelsamples\" 64\nIntegrator \"path\" \"integer maxdepth\" 1\n"
+           "PixelFilter \"box\"\n"  // per-pixel analytic checks (pbrt-v4's default is a Gaussian)
            "WorldBegin\n" +
            lights + "\nMaterial \"diffuse\" \"rgb reflectance\" [" + r + " " + r + " " + r +
            "]\nShape \"bilinearmesh\" \"point3 P\" [-20 -20 0  20 -20 0  -20 20 0  20 20 0]\n";

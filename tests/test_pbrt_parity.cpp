@@ -50,7 +50,7 @@ vec3 rgb3(vec4 c) { return vec3(c); }
 // ---- textures ----
 TEST(PbrtParity, CheckerboardCellsAtKnownUvPoints) {
     LoadedScene ls = load_text(
-        "checker", square_scene("Film \"rgb\" \"integer xresolution\" 8 \"integer yresolution\" 8",
+        "checker", square_scene("Film \"rgb\" \"integer xresolution\" 8 \"integer yresolution\" 8\nPixelFilter \"box\"",
                                 "Texture \"c\" \"spectrum\" \"checkerboard\" \"float uscale\" 4 \"float vscale\" 4 "
                                 "\"rgb tex1\" [0.8 0.1 0.1] \"rgb tex2\" [0.1 0.1 0.8]",
                                 "Material \"diffuse\" \"texture reflectance\" \"c\""));
