@@ -1,10 +1,12 @@
 #include "host/accel/bvh_build.h"
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <numeric>
 #include <queue>
 #include <stdexcept>
+#include <thread>
 
 namespace wp {
 namespace {
@@ -143,8 +145,15 @@ struct SCtx {
     const std::vector<std::array<vec3, 3>>* tris;
     BVHBuildOptions opt;
     float root_area = 0.0f;
+    int threads = 1;
+    size_t fork_min = 0;  // a sixteenth of the input's references
     size_t refs_total = 0, refs_cap = 0;
     BVHBuild out;
+    // per-node bins, reused (allocating them per node and axis cost more than binning a small node)
+    std::vector<AABB> bb, left, sbb;
+    std::vector<uint32_t> cnt, cnt2, scnt;
+    std::vector<float> left_cost;
+    std::vector<int> touched[3];
 };
 
 vec3 centroid(const AABB& b) { return 0.5f * (b.lo + b.hi); }
@@ -205,46 +214,75 @@ struct Split {
     int bin = -1;      // object split: first bin of the right side
     float pos = 0.0f;  // spatial split: the plane
     AABB L, R;
+    uint32_t nl = 0;  // object split: references on the left
 };
 
 // The object-split binning of the builder above, over references (their boxes' centroids).
-Split object_split(const SCtx& c, const std::vector<Ref>& refs, const AABB& cb) {
+Split object_split(SCtx& c, const std::vector<Ref>& refs, const AABB& cb) {
     Split best;
     const int B = c.opt.bins;
-    size_t n = refs.size();
+    const size_t n = refs.size();
+    // One pass over the references bins all three axes. Only the bins a reference falls in are swept and then
+    // emptied again (the touched lists): most nodes are small, and sweeping (and clearing) every one of 3 x 32
+    // bins per node was most of the dragon's build (profiling/LOG.md entry 55). The planes between two non-empty
+    // bins all cost the same; the one next to the right bin is taken, as the full sweep from the right took it.
+    if (c.bb.size() < size_t(3 * B)) {
+        c.bb.assign(3 * B, AABB());
+        c.cnt.assign(3 * B, 0);
+    }
+    c.left.resize(B);
+    c.left_cost.resize(B);
+    AABB* bb = c.bb.data();
+    uint32_t* cnt = c.cnt.data();
+    float k[3];
     for (int axis = 0; axis < 3; ++axis) {
-        float lo = cb.lo[axis], ext = cb.hi[axis] - lo;
-        if (!(ext > 0.0f)) continue;
-        std::vector<AABB> bb(B), left(B);
-        std::vector<uint32_t> cnt(B, 0);
-        float k = B / ext;
-        for (const Ref& r : refs) {
-            int bi = std::min(B - 1, int((centroid(r.box)[axis] - lo) * k));
+        const float ext = cb.hi[axis] - cb.lo[axis];
+        k[axis] = ext > 0.0f ? B / ext : 0.0f;
+        c.touched[axis].clear();
+    }
+    for (const Ref& r : refs) {
+        const vec3 cr = centroid(r.box);
+        for (int axis = 0; axis < 3; ++axis) {
+            const int i = std::min(B - 1, int((cr[axis] - cb.lo[axis]) * k[axis]));
+            const int bi = axis * B + i;
             bb[bi].grow(r.box);
-            ++cnt[bi];
+            if (cnt[bi]++ == 0) c.touched[axis].push_back(i);
         }
-        std::vector<float> left_cost(B);
-        AABB acc;
-        uint32_t na = 0;
-        for (int i = 0; i < B - 1; ++i) {
-            acc.grow(bb[i]);
-            na += cnt[i];
-            left[i] = acc;
-            left_cost[i] = na ? acc.area() * na : 0.0f;
-        }
-        acc = AABB();
-        na = 0;
-        for (int i = B - 1; i > 0; --i) {
-            acc.grow(bb[i]);
-            na += cnt[i];
-            float cost = left_cost[i - 1] + (na ? acc.area() * na : 0.0f);
-            if (na > 0 && na < n && cost < best.cost) {
-                best.cost = cost;
-                best.axis = axis;
-                best.bin = i;
-                best.L = left[i - 1];
-                best.R = acc;
+    }
+    for (int axis = 0; axis < 3; ++axis) {
+        std::vector<int>& t = c.touched[axis];
+        AABB* ab = bb + axis * B;
+        uint32_t* ac = cnt + axis * B;
+        const int m = int(t.size());
+        if (cb.hi[axis] - cb.lo[axis] > 0.0f && m > 1) {
+            std::sort(t.begin(), t.end());
+            AABB acc;
+            uint32_t na = 0;
+            for (int j = 0; j < m - 1; ++j) {
+                acc.grow(ab[t[j]]);
+                na += ac[t[j]];
+                c.left[j] = acc;
+                c.left_cost[j] = acc.area() * na;
             }
+            acc = AABB();
+            na = 0;
+            for (int j = m - 1; j > 0; --j) {
+                acc.grow(ab[t[j]]);
+                na += ac[t[j]];
+                float cost = c.left_cost[j - 1] + acc.area() * na;
+                if (cost < best.cost) {
+                    best.cost = cost;
+                    best.axis = axis;
+                    best.bin = t[j];
+                    best.L = c.left[j - 1];
+                    best.R = acc;
+                    best.nl = uint32_t(n - na);
+                }
+            }
+        }
+        for (int i : t) {
+            ab[i] = AABB();
+            ac[i] = 0;
         }
     }
     return best;
@@ -252,40 +290,66 @@ Split object_split(const SCtx& c, const std::vector<Ref>& refs, const AABB& cb) 
 
 // Binned spatial split over the node box: each reference is chopped into the bins it spans (enter and exit
 // counts at its first and last non-empty part), then the planes between bins are swept.
-Split spatial_split(const SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
+Split spatial_split(SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
     Split best;
-    const int B = c.opt.bins;
+    const int B = c.opt.split_bins > 0 ? c.opt.split_bins : c.opt.bins;
     for (int axis = 0; axis < 3; ++axis) {
         float lo = box.lo[axis], ext = box.hi[axis] - lo;
         if (!(ext > 0.0f)) continue;
-        std::vector<AABB> bb(B), left(B);
-        std::vector<uint32_t> enter(B, 0), exit(B, 0);
+        c.sbb.assign(B, AABB());
+        c.scnt.assign(2 * B, 0);
+        c.left.resize(B);
+        c.cnt2.resize(B);
+        AABB* bb = c.sbb.data();
+        AABB* left = c.left.data();
+        uint32_t *enter = c.scnt.data(), *exit = c.scnt.data() + B, *nleft = c.cnt2.data();
         float k = B / ext;
         auto bin_of = [&](float x) { return std::max(0, std::min(B - 1, int((x - lo) * k))); };
         auto plane = [&](int i) { return lo + ext * float(i) / float(B); };  // between bins i - 1 and i
         for (const Ref& r : refs) {
             int f = bin_of(r.box.lo[axis]), l = std::max(f, bin_of(r.box.hi[axis]));
-            int first = -1, last = -1;
-            Ref cur = r;
-            bool rest = true;
-            for (int i = f; i < l; ++i) {
-                AABB pl, pr;
-                split_ref(c, cur, axis, plane(i + 1), pl, pr);
-                if (pl.valid()) {
-                    bb[i].grow(pl);
-                    if (first < 0) first = i;
-                    last = i;
-                }
-                if (!pr.valid()) {
-                    rest = false;
-                    break;
-                }
-                cur.box = pr;
+            if (f == l) {  // within one bin: no chopping
+                bb[f].grow(r.box);
+                ++enter[f];
+                ++exit[f];
+                continue;
             }
-            if (rest) {
-                bb[l].grow(cur.box);
-                if (first < 0) first = l;
-                last = l;
+            const std::array<vec3, 3>* t = c.tris ? &(*c.tris)[r.prim] : nullptr;
+            if (t && std::isnan((*t)[0].x)) t = nullptr;
+            int first = -1, last = -1;
+            // The part of the reference in bin i: its triangle's vertices in the bin and the edges' crossings of the
+            // bin's two planes (each plane's crossings computed once, shared by the bins on its sides), within the
+            // reference's box and the bin's slab. An estimate for choosing the plane (no outward rounding, unlike
+            // split_ref, which makes the chosen split's boxes): the loop of split_ref per bin spent 67% of the
+            // bunny's build in split_ref and nextafterf (profiling/LOG.md entry 55).
+            AABB below;  // crossings of the bin's lower plane
+            for (int i = f; i <= l; ++i) {
+                AABB part = below, above;
+                if (t) {
+                    const float p0 = plane(i), p1 = plane(i + 1);
+                    for (int v = 0; v < 3; ++v) {
+                        const vec3 &v0 = (*t)[v], &v1 = (*t)[(v + 1) % 3];
+                        const float a0 = v0[axis], a1 = v1[axis];
+                        if ((i == f || a0 >= p0) && (i == l || a0 <= p1)) part.grow(v0);
+                        if (i < l && ((a0 < p1 && a1 > p1) || (a0 > p1 && a1 < p1))) {
+                            vec3 x = v0 + (v1 - v0) * ((p1 - a0) / (a1 - a0));
+                            x[axis] = p1;
+                            above.grow(x);
+                        }
+                    }
+                    part.grow(above);
+                } else {
+                    part = r.box;
+                }
+                AABB slab = r.box;
+                if (i > f) slab.lo[axis] = std::max(slab.lo[axis], plane(i));
+                if (i < l) slab.hi[axis] = std::min(slab.hi[axis], plane(i + 1));
+                part = meet(part, slab);
+                below = above;
+                if (!part.valid()) continue;
+                bb[i].grow(part);
+                if (first < 0) first = i;
+                last = i;
             }
             if (first < 0) {  // not expected: keep the whole box in its first bin
                 bb[f].grow(r.box);
@@ -294,7 +358,6 @@ Split spatial_split(const SCtx& c, const std::vector<Ref>& refs, const AABB& box
             ++enter[first];
             ++exit[last];
         }
-        std::vector<uint32_t> nleft(B);
         AABB acc;
         uint32_t na = 0;
         for (int i = 0; i < B - 1; ++i) {
@@ -388,8 +451,14 @@ bool do_spatial(SCtx& c, std::vector<Ref>& refs, const Split& s, std::vector<Ref
     return true;
 }
 
-// Splits refs into lo and hi (both non-empty).
-void partition(SCtx& c, std::vector<Ref>& refs, int depth, std::vector<Ref>& lo, std::vector<Ref>& hi) {
+AABB bounds(const std::vector<Ref>& refs) {
+    AABB b;
+    for (const Ref& r : refs) b.grow(r.box);
+    return b;
+}
+
+// Splits refs into lo and hi (both non-empty); their boxes in sb (the object split's bins give them, else bounds).
+void partition(SCtx& c, std::vector<Ref>& refs, int depth, std::vector<Ref>& lo, std::vector<Ref>& hi, AABB sb[2]) {
     AABB box, cb;
     for (const Ref& r : refs) {
         box.grow(r.box);
@@ -402,19 +471,31 @@ void partition(SCtx& c, std::vector<Ref>& refs, int depth, std::vector<Ref>& lo,
         // splits below room to finish under max_depth: depth + 2 log2(n) < max_depth.
         bool try_spatial =
             c.refs_total < c.refs_cap && depth + 2 * std::ilogb(double(refs.size())) + 2 < c.opt.max_depth;
+        if (refs.size() < c.opt.split_min_refs) try_spatial = false;
         if (try_spatial && os.axis >= 0) {
             AABB ov = meet(os.L, os.R);
-            try_spatial = ov.valid() && ov.area() > c.opt.split_alpha * c.root_area;
+            try_spatial =
+                ov.valid() && ov.area() > c.opt.split_alpha * c.root_area && ov.area() > c.opt.split_beta * box.area();
         }
         if (try_spatial) {
             Split ss = spatial_split(c, refs, box);
-            if (ss.axis >= 0 && ss.cost < os.cost && do_spatial(c, refs, ss, lo, hi)) return;
+            if (ss.axis >= 0 && ss.cost < os.cost && do_spatial(c, refs, ss, lo, hi)) {
+                sb[0] = bounds(lo);
+                sb[1] = bounds(hi);
+                return;
+            }
         }
         if (os.axis >= 0) {
             float l0 = cb.lo[os.axis], k = B / (cb.hi[os.axis] - l0);
+            lo.reserve(os.nl);
+            hi.reserve(refs.size() - os.nl);
             for (const Ref& r : refs)
                 (std::min(B - 1, int((centroid(r.box)[os.axis] - l0) * k)) < os.bin ? lo : hi).push_back(r);
-            if (!lo.empty() && !hi.empty()) return;
+            if (!lo.empty() && !hi.empty()) {
+                sb[0] = os.L;
+                sb[1] = os.R;
+                return;
+            }
             lo.clear();
             hi.clear();
         }
@@ -428,12 +509,8 @@ void partition(SCtx& c, std::vector<Ref>& refs, int depth, std::vector<Ref>& lo,
                      [&](const Ref& x, const Ref& y) { return centroid(x.box)[axis] < centroid(y.box)[axis]; });
     lo.assign(refs.begin(), refs.begin() + m);
     hi.assign(refs.begin() + m, refs.end());
-}
-
-AABB bounds(const std::vector<Ref>& refs) {
-    AABB b;
-    for (const Ref& r : refs) b.grow(r.box);
-    return b;
+    sb[0] = bounds(lo);
+    sb[1] = bounds(hi);
 }
 
 void emit_leaf(SCtx& c, BVHNode& node, int k, const std::vector<Ref>& refs) {
@@ -444,10 +521,58 @@ void emit_leaf(SCtx& c, BVHNode& node, int k, const std::vector<Ref>& refs) {
     }
 }
 
+void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth);
+
+// Subtree `refs` under node `slot` built apart (in its own context, on a thread of its own when there are several),
+// then appended: its nodes after those made so far, its leaves after the leaves so far (the depth-first layout of
+// a build in one piece, since the subtree is built last of the node's). It spends `budget` more references at most.
+struct Fork {
+    SCtx c;
+    uint32_t slot;
+    std::vector<Ref> refs;
+    int depth;
+    std::thread t;
+    Fork(const SCtx& parent, uint32_t slot, std::vector<Ref>&& r, int depth, size_t budget)
+        : c{parent.boxes, parent.tris, parent.opt}, slot(slot), refs(std::move(r)), depth(depth) {
+        c.root_area = parent.root_area;
+        c.threads = parent.threads;
+        c.fork_min = parent.fork_min;
+        c.refs_total = 0;
+        c.refs_cap = budget;
+        c.out.nodes.push_back(BVHNode{});  // stands for `slot`
+    }
+    std::exception_ptr error;
+    void run() {
+        try {
+            build_node(c, 0, refs, depth);
+        } catch (...) { error = std::current_exception(); }
+    }
+    void append_to(SCtx& p) {
+        const uint32_t base = uint32_t(p.out.nodes.size()) - 1, leaf0 = uint32_t(p.out.order.size());
+        auto map = [&](BVHNode& n) {
+            uint32_t* ref[2] = {&n.d.x, &n.d.y};
+            const uint32_t cnt[2] = {n.d.z, n.d.w};
+            for (int k = 0; k < 2; ++k) *ref[k] += cnt[k] > 0 ? leaf0 : base;
+        };
+        BVHNode root = c.out.nodes[0];
+        map(root);
+        p.out.nodes[slot] = root;  // its children's boxes and indices
+        for (size_t i = 1; i < c.out.nodes.size(); ++i) {
+            map(c.out.nodes[i]);
+            p.out.nodes.push_back(c.out.nodes[i]);
+        }
+        p.out.order.insert(p.out.order.end(), c.out.order.begin(), c.out.order.end());
+        p.out.ref_boxes.insert(p.out.ref_boxes.end(), c.out.ref_boxes.begin(), c.out.ref_boxes.end());
+        p.out.depth = std::max(p.out.depth, c.out.depth);
+        p.refs_total += c.refs_total;
+    }
+};
+
 void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth) {
     c.out.depth = std::max(c.out.depth, depth + 1);
     std::vector<Ref> side[2];
-    partition(c, refs, depth, side[0], side[1]);
+    AABB sb[2];
+    partition(c, refs, depth, side[0], side[1], sb);
     std::vector<Ref>().swap(refs);
     uint32_t inner[2] = {kInvalid, kInvalid};
     for (int k = 0; k < 2; ++k) {
@@ -456,8 +581,36 @@ void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth) {
         } else {
             inner[k] = uint32_t(c.out.nodes.size());
             c.out.nodes.push_back(BVHNode{});
-            set_child(c.out.nodes[slot], k, bounds(side[k]), inner[k], 0);
+            set_child(c.out.nodes[slot], k, sb[k], inner[k], 0);
         }
+    }
+    // Where both sides hold a sixteenth of the input or more (and 4096 references), the second side is built apart,
+    // on a thread of its own when there are several (a few dozen subtrees at most, so that the cores stay busy when
+    // the sides differ in work). The same subtrees are built apart with one thread, so the tree does not depend on
+    // the thread count: the reference budget left is shared between the two sides in proportion to their
+    // references (profiling/LOG.md entry 55).
+    constexpr size_t kForkMin = 4096;
+    if (inner[0] != kInvalid && inner[1] != kInvalid &&
+        std::min(side[0].size(), side[1].size()) >= std::max(kForkMin, c.fork_min)) {
+        const size_t left = c.refs_cap > c.refs_total ? c.refs_cap - c.refs_total : 0;
+        const size_t n0 = side[0].size(), n1 = side[1].size();
+        const size_t b1 = size_t(double(left) * double(n1) / double(n0 + n1));
+        Fork f(c, inner[1], std::move(side[1]), depth + 1, b1);
+        const size_t cap = c.refs_cap;
+        c.refs_cap = c.refs_total + (left - b1);
+        if (c.threads > 1) f.t = std::thread([&f] { f.run(); });
+        try {
+            build_node(c, inner[0], side[0], depth + 1);
+        } catch (...) {
+            if (f.t.joinable()) f.t.join();
+            throw;
+        }
+        if (c.threads <= 1) f.run();
+        if (f.t.joinable()) f.t.join();
+        if (f.error) std::rethrow_exception(f.error);
+        c.refs_cap = cap;
+        f.append_to(c);
+        return;
     }
     for (int k = 0; k < 2; ++k)
         if (inner[k] != kInvalid) build_node(c, inner[k], side[k], depth + 1);
@@ -477,7 +630,9 @@ BVHBuild build(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
         root.grow(boxes[i]);
     }
     c.root_area = root.area();
+    c.threads = opt.threads > 0 ? opt.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     c.refs_total = n;
+    c.fork_min = n / 16;
     c.refs_cap = size_t(std::max(1.0, double(opt.split_max_growth)) * double(n));
     c.out.order.reserve(n);
     c.out.ref_boxes.reserve(n);
@@ -499,6 +654,20 @@ BVHBuild build(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
 std::array<vec3, 3> kNotATriangle() {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     return {vec3(nan), vec3(nan), vec3(nan)};
+}
+
+double bvh_sah_cost(const std::vector<BVHNode>& nodes, float traversal_cost) {
+    if (nodes.empty()) return 0.0;
+    AABB root = child_box(nodes[0], 0);
+    root.grow(child_box(nodes[0], 1));
+    double c = double(traversal_cost) * root.area();
+    const bool one_leaf = nodes.size() == 1 && nodes[0].d.z > 0 && nodes[0].d.x == nodes[0].d.y;  // both slots name it
+    for (const BVHNode& n : nodes) {
+        const uint32_t cnt[2] = {n.d.z, n.d.w};
+        for (int k = 0; k < (one_leaf ? 1 : 2); ++k)
+            c += double(child_box(n, k).area()) * (cnt[k] > 0 ? double(cnt[k]) : double(traversal_cost));
+    }
+    return c / std::max(1e-30, double(root.area()));
 }
 
 namespace {

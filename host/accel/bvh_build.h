@@ -32,6 +32,14 @@ struct AABB {
 // profiling/LOG.md entry 14.
 constexpr int kDefaultBVHWidth = 2;
 
+// SceneBuilder's BVHBuildOptions::split_beta: a node tries a spatial split only where its best object split's
+// children overlap by more than 0.2 of the node's own area (as well as split_alpha of the root's). Spatial binning
+// in nodes whose children barely overlap was most of the build and rarely won: the glTF sphere field's 1.04M
+// triangles took 13.3 CPU s for 79 extra references. With it (and the faster binning of entry 55) the SAH costs stay
+// within 1% of trying every node (Sponza 53.05 -> 53.36, helmet +0.8%, bunny +0.1%, the living room 38.80 -> 36.91);
+// 0.3 cost the helmet 6% (profiling/LOG.md entry 55).
+constexpr float kDefaultSplitBeta = 0.2f;
+
 struct BVHBuildOptions {
     int bins = 32;  // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
     uint32_t max_leaf = 2;
@@ -44,8 +52,19 @@ struct BVHBuildOptions {
     bool spatial_splits = false;
     float split_alpha = 1e-5f;
     // Cap on references: no spatial split is taken once the references would exceed split_max_growth * the
-    // input count (the budget is spent depth-first, as it comes).
+    // input count (the budget is spent depth-first, as it comes, each subtree built apart (threads) with its share).
     float split_max_growth = 2.0f;
+    // No spatial split is tried in nodes of fewer references than split_min_refs (0: any node), nor in nodes whose
+    // best object split's children overlap by split_beta * the node's area or less (0: any overlap; SceneBuilder:
+    // kDefaultSplitBeta).
+    uint32_t split_min_refs = 0;
+    float split_beta = 0.0f;
+    // Planes per axis of the spatial-split binning (0: bins).
+    int split_bins = 0;
+    // Threads of the spatial-split builder (0: the machine's cores). The tree does not depend on it: subtrees of a
+    // sixteenth of the input or more are built apart, on threads or not, each with its share of the reference
+    // budget (split_max_growth).
+    int threads = 0;
     // Conservative node boxes: each child box is widened on every side by pad_ulps * M * 2^-23 (pad_ulps units in
     // the last place of M or more), M the larger of the scene's largest coordinate and pad_magnitude (the magnitude
     // of ray origins outside the scene, e.g. the camera's). The traversal's slab test, a * inv + (-o * inv), errs
@@ -98,5 +117,10 @@ BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt = 
 BVHBuild build_bvh(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
                    const std::vector<std::array<vec3, 3>>* triangles);
 std::array<vec3, 3> kNotATriangle();
+
+// The SAH cost of a binary tree (the builders' layout), relative to its root's box: each inner node (the root
+// included) costs its box's area times traversal_cost, each leaf its box's area times its primitive count, all
+// over the root's area. The measure of the reinsertion (BVHBuildOptions::optimize_batches) and of the load line.
+double bvh_sah_cost(const std::vector<BVHNode>& nodes, float traversal_cost = 1.0f);
 
 }  // namespace wp

@@ -586,6 +586,8 @@ int run_render(const RenderCall& c) {
     for (Job& j : jobs) {
         try {
             j.loaded = std::make_unique<LoadedScene>(load_render_scene(j.scene, rs.scene, rs.load));
+            if (c.stats || load_was_slow(*j.loaded))
+                std::fprintf(stderr, "%s\n", load_line(j.scene, *j.loaded).c_str());
             if (resuming) {  // the film's settings where the command line gives none (as its render had them)
                 SceneOverrides o;
                 const RenderParams& p = j.loaded->params;

@@ -2,7 +2,9 @@
 // (one struct, filled by one set of options in host/app/main.cpp), their application to a loaded scene, and the
 // check of the render limits on the result. Header-only (inline) so that the app library needs no new source.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include "host/render/render.h"
@@ -51,6 +53,22 @@ inline LoadedScene load_render_scene(const std::string& path, const SceneOverrid
     apply_overrides(ls, o);
     if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
     return ls;
+}
+
+// The load's phases, wall clock: "loading scenes/dragon.json: parse 0.41 s, BVH 500002 primitives in 0.62 s
+// (0.81 M/s, SAH cost 41.2)". Parse is everything of load_scene_json but the tree (reading, parsing, meshes,
+// textures, the scene's arrays). `wavepath render` prints it to stderr when a phase took over a second, or with
+// --stats.
+inline std::string load_line(const std::string& path, const LoadedScene& ls) {
+    const BVHBuildStats& b = ls.data.bvh_stats;
+    const double parse = std::max(0.0, ls.load_seconds - b.seconds);
+    char s[256];
+    std::snprintf(s, sizeof s, "parse %.2f s, BVH %u primitives in %.2f s (%.2f M/s, SAH cost %.1f)", parse,
+                  b.primitives, b.seconds, b.seconds > 0.0 ? 1e-6 * b.primitives / b.seconds : 0.0, b.sah_cost);
+    return "loading " + path + ": " + s;
+}
+inline bool load_was_slow(const LoadedScene& ls) {
+    return ls.load_seconds - ls.data.bvh_stats.seconds > 1.0 || ls.data.bvh_stats.seconds > 1.0;
 }
 
 }  // namespace wp

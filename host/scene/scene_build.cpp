@@ -2,10 +2,12 @@
 #include "host/scene/mesh_obj.h"
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <sys/resource.h>
 
 namespace wp {
 
@@ -209,8 +211,16 @@ void add_mesh(SceneBuilder& b, const ObjMesh& mesh, const std::vector<MeshMateri
     }
 }
 
+double process_cpu_seconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 SceneData SceneBuilder::build() {
     SceneData d = data_;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = process_cpu_seconds();
     std::vector<AABB> boxes(prims_.size());
     for (size_t i = 0; i < prims_.size(); ++i) {
         const Prim& p = prims_[i];
@@ -254,6 +264,13 @@ SceneData SceneBuilder::build() {
     if (const char* e = std::getenv("WP_BVH_SPLIT_GROWTH"))
         bo.split_max_growth = std::max(1.0f, std::min(8.0f, float(std::atof(e))));
     if (const char* e = std::getenv("WP_BVH_OPTIMIZE")) bo.optimize_batches = std::max(0, std::atoi(e));
+    // spatial splits only where the object split's children overlap by 0.2 of the node's area (kDefaultSplitBeta),
+    // and the faster build's knobs (BVHBuildOptions::split_beta, split_min_refs, split_bins, threads): LOG.md entry 55
+    bo.split_beta = kDefaultSplitBeta;
+    if (const char* e = std::getenv("WP_BVH_SPLIT_MIN_REFS")) bo.split_min_refs = uint32_t(std::max(0, std::atoi(e)));
+    if (const char* e = std::getenv("WP_BVH_SPLIT_BETA")) bo.split_beta = std::max(0.0f, float(std::atof(e)));
+    if (const char* e = std::getenv("WP_BVH_SPLIT_BINS")) bo.split_bins = std::max(0, std::min(256, std::atoi(e)));
+    if (const char* e = std::getenv("WP_BVH_THREADS")) bo.threads = std::max(1, std::atoi(e));
     // Spatial splits (SBVH; on by default, above): Sponza's wavefront 22% faster, its first-hit and
     // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
     // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in
@@ -274,6 +291,9 @@ SceneData SceneBuilder::build() {
     d.bvh_depth = bvh.depth;
     d.num_primitives = uint32_t(prims_.size());
     const size_t slots = bvh.order.size();  // leaf slots: prims_.size(), or more with spatial splits
+    d.bvh_stats.primitives = d.num_primitives;
+    d.bvh_stats.references = slots;
+    d.bvh_stats.sah_cost = bvh_sah_cost(bvh.nodes, bo.traversal_cost);
     if (width == 8 && !bvh.nodes.empty()) {
         // Each slot's box: the reference's clipped box when the builder made one (spatial splits), else the
         // primitive's box.
@@ -291,6 +311,8 @@ SceneData SceneBuilder::build() {
     } else {
         d.nodes = std::move(bvh.nodes);
     }
+    d.bvh_stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    d.bvh_stats.cpu_seconds = process_cpu_seconds() - cpu0;
     // One record per leaf slot. A primitive in several slots (spatial splits) gets its geometry and info in each,
     // but one light (created at its first slot; Light::prim names that slot) and one attribute record set.
     d.geom.resize(3 * slots);

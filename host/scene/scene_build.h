@@ -6,6 +6,17 @@
 
 namespace wp {
 
+// The tree's build in SceneBuilder::build, for the load line that host/app/main.cpp prints.
+struct BVHBuildStats {
+    uint32_t primitives = 0;                  // given to the builder
+    size_t references = 0;                    // leaf slots: more than primitives with spatial splits
+    double seconds = 0.0, cpu_seconds = 0.0;  // wall clock, and this process's CPU time (all threads)
+    double sah_cost = 0.0;                    // bvh_sah_cost of the binary tree (before a collapse to 8 wide)
+};
+
+// This process's CPU time so far (user + system, all threads), in seconds.
+double process_cpu_seconds();
+
 struct SceneData {
     std::vector<BVHNode> nodes;    // binary tree, or (WP_BVH_WIDTH=8)
     std::vector<BVH8Node> nodes8;  // the 8-wide compressed one; the other is empty
@@ -32,6 +43,7 @@ struct SceneData {
     // Primitives given to the builder. info.size() (leaf slots) may be larger: spatial splits reference a
     // primitive from several leaves.
     uint32_t num_primitives = 0;
+    BVHBuildStats bvh_stats;
     SceneView view() const;  // host pointers
     // What the scene uses, as kernels/features.h's bits (light sampling apart: it is a render setting).
     uint32_t features() const;

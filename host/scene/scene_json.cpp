@@ -8,6 +8,7 @@
 #include "host/scene/scene_tungsten.h"
 #include <nlohmann/json.hpp>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <sys/stat.h>
@@ -194,7 +195,11 @@ LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
     std::string list;
     for (const SceneFormat& f : scene_formats()) {
         if (ends_with(path, f.extension)) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const double cpu0 = process_cpu_seconds();
             LoadedScene ls = f.load(path, opt);
+            ls.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            ls.load_cpu_seconds = process_cpu_seconds() - cpu0;
             // --strict: a warning of any loader (the Tungsten loader's fail where they arise) is an error
             if (opt.strict && !ls.warnings.empty()) throw SceneError(ls.warnings.front() + " (an error with --strict)");
             return ls;

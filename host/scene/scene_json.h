@@ -15,6 +15,9 @@ struct LoadedScene {
     SceneData data;
     RenderParams params;
     std::vector<std::string> warnings;  // non-fatal problems (e.g. tinyobjloader's), also printed to stderr
+    // The whole load (load_scene_json: reading, parsing, assembly and the tree), wall clock and this process's CPU
+    // time; the tree's part is data.bvh_stats.
+    double load_seconds = 0.0, load_cpu_seconds = 0.0;
 };
 
 // How a scene is read. strict: every warning is an error (`--strict`).
