@@ -197,6 +197,40 @@ vec3 blackbody_rgb(double T) {
     return lum > 0.0f ? rgb / lum : vec3(1.0f);
 }
 
+// A sampled spectrum (value(lambda) in nm, 360-830) as linear sRGB, through the CIE 1931 observer (the same
+// multi-lobe fit as blackbody_rgb). A reflectance is seen under a white of 6504 K and divided by that white's own
+// RGB, so that a flat spectrum is exactly grey (pbrt-v4 renders it under its sRGB illuminant, D65); an emission
+// spectrum is normalised to luminance 1, as pbrt-v4 scales illuminants.
+template <class F>
+vec3 sampled_spectrum_rgb(const F& value, bool reflectance) {
+    auto g = [](double x, double mu, double s1, double s2) {
+        double t = (x - mu) / (x < mu ? s1 : s2);
+        return std::exp(-0.5 * t * t);
+    };
+    double S[3] = {0, 0, 0}, W[3] = {0, 0, 0};
+    for (int l = 360; l <= 830; ++l) {
+        const double lam = l * 1e-9;
+        const double B = reflectance ? 1.0 / (std::pow(lam, 5) * (std::exp(1.4387769e-2 / (lam * 6504.0)) - 1.0)) : 1.0;
+        const double xb =
+            1.056 * g(l, 599.8, 37.9, 31.0) + 0.362 * g(l, 442.0, 16.0, 26.7) - 0.065 * g(l, 501.1, 20.4, 26.2);
+        const double yb = 0.821 * g(l, 568.8, 46.9, 40.5) + 0.286 * g(l, 530.9, 16.3, 31.1);
+        const double zb = 1.217 * g(l, 437.0, 11.8, 36.0) + 0.681 * g(l, 459.0, 26.0, 13.8);
+        const double v = value(double(l));
+        S[0] += B * v * xb, S[1] += B * v * yb, S[2] += B * v * zb;
+        W[0] += B * xb, W[1] += B * yb, W[2] += B * zb;
+    }
+    auto rgb = [](const double* X) {
+        return vec3(float(3.2404542 * X[0] - 1.5371385 * X[1] - 0.4985314 * X[2]),
+                    float(-0.9692660 * X[0] + 1.8760108 * X[1] + 0.0415560 * X[2]),
+                    float(0.0556434 * X[0] - 0.2040259 * X[1] + 1.0572252 * X[2]));
+    };
+    if (reflectance) return glm::max(rgb(S) / rgb(W), vec3(0.0f));
+    if (!(S[1] > 0.0)) return vec3(0.0f);
+    const vec3 c = glm::max(rgb(S) / float(S[1]), vec3(0.0f));
+    const float lum = luminance(c);
+    return lum > 0.0f ? c / lum : vec3(0.0f);
+}
+
 // pbrt-v4's EqualAreaSphereToSquare (Clarberg's equal-area octahedral map), with the exact arctangent.
 vec2 equal_area_sphere_to_square(vec3 d) {
     float x = std::fabs(d.x), y = std::fabs(d.y), z = std::fabs(d.z);
@@ -382,7 +416,8 @@ private:
     SceneBuilder b_;
     LoadedScene ls_;
     std::set<std::string> warned_;
-    bool filter_given_ = false;  // a PixelFilter directive was read
+    bool filter_given_ = false;     // a PixelFilter directive was read
+    bool reflectance_ctx_ = false;  // spectrum() is reading a reflectance (sampled spectra: projected as one)
     GState gs_;
     std::vector<std::pair<char, Loc>> stack_;  // 'A' attributes, 'T' transform, 'O' object
     std::vector<GState> saved_;
@@ -632,7 +667,8 @@ private:
             return vec3(1.0f);
         }
         if (p.nums.size() == 1) return vec3(float(p.nums[0]));
-        // (wavelength, value) pairs, sampled at 650, 550 and 450 nm
+        // (wavelength, value) pairs: reflectances and emission projected onto sRGB through the CIE observer; other
+        // spectra (a conductor's eta and k) sampled at 650, 550 and 450 nm
         auto at = [&](double lam) {
             size_t n = p.nums.size() / 2;
             if (lam <= p.nums[0]) return float(p.nums[1]);
@@ -643,6 +679,7 @@ private:
                 }
             return float(p.nums[2 * n - 1]);
         };
+        if (normalized || reflectance_ctx_) return sampled_spectrum_rgb(at, reflectance_ctx_);
         return vec3(at(650.0), at(550.0), at(450.0));
     }
     bool spectrum(Params& ps, const std::string& name, vec3& out, bool* normalized = nullptr,
@@ -670,7 +707,9 @@ private:
             return it->second;
         }
         if (p->type == "float" && p->nums.size() != 1) fail(p->loc, "parameter '" + name + "' takes one value");
+        reflectance_ctx_ = true;
         t.value = t.avg = spectrum(*p);
+        reflectance_ctx_ = false;
         return t;
     }
     // A float that may be given as a float texture (its average, with a warning, where no texture is supported).
