@@ -21,23 +21,29 @@ vec3 xyz_of_xy(vec2 xy) { return vec3(xy.x / xy.y, 1.0f, (1.0f - xy.x - xy.y) / 
 
 }  // namespace
 
+CieXyz cie_xyz_bar(double l) {
+    auto g = [](double x, double mu, double s1, double s2) {
+        double t = (x - mu) / (x < mu ? s1 : s2);
+        return std::exp(-0.5 * t * t);
+    };
+    return {1.056 * g(l, 599.8, 37.9, 31.0) + 0.362 * g(l, 442.0, 16.0, 26.7) - 0.065 * g(l, 501.1, 20.4, 26.2),
+            0.821 * g(l, 568.8, 46.9, 40.5) + 0.286 * g(l, 530.9, 16.3, 31.1),
+            1.217 * g(l, 437.0, 11.8, 36.0) + 0.681 * g(l, 459.0, 26.0, 13.8)};
+}
+
 vec2 pbrt_illuminant_xy(float kelvin) {
     const double cct = double(kelvin) * 1.4388 / 1.4380;
     if (cct < 4000.0) {
         // Planck's law against the CIE 1931 matching functions (the multi-lobe fit of Wyman, Sloan and Shirley
         // 2013), 360-830 nm
-        auto g = [](double x, double mu, double s1, double s2) {
-            double t = (x - mu) / (x < mu ? s1 : s2);
-            return std::exp(-0.5 * t * t);
-        };
         double X = 0, Y = 0, Z = 0;
         for (int l = 360; l <= 830; ++l) {
             double lam = l * 1e-9;
             double B = 1.0 / (std::pow(lam, 5) * (std::exp(1.4387769e-2 / (lam * cct)) - 1.0));
-            X += B *
-                 (1.056 * g(l, 599.8, 37.9, 31.0) + 0.362 * g(l, 442.0, 16.0, 26.7) - 0.065 * g(l, 501.1, 20.4, 26.2));
-            Y += B * (0.821 * g(l, 568.8, 46.9, 40.5) + 0.286 * g(l, 530.9, 16.3, 31.1));
-            Z += B * (1.217 * g(l, 437.0, 11.8, 36.0) + 0.681 * g(l, 459.0, 26.0, 13.8));
+            const CieXyz c = cie_xyz_bar(l);
+            X += B * c.x;
+            Y += B * c.y;
+            Z += B * c.z;
         }
         const double s = X + Y + Z;
         return vec2(float(X / s), float(Y / s));

@@ -9,6 +9,13 @@
 
 namespace wp {
 
+// The CIE 1931 2-degree observer's matching functions at a wavelength in nm, by the multi-lobe Gaussian fit of
+// Wyman, Sloan and Shirley (2013): what blackbody colours, sampled spectra and white balance are projected with.
+struct CieXyz {
+    double x, y, z;
+};
+CieXyz cie_xyz_bar(double nm);
+
 // The chromaticity (x, y) of pbrt-v4's Spectra::D(kelvin): CIE daylight for a correlated colour temperature of
 // kelvin * 1.4388 / 1.4380 of at least 4000 K (the CIE's polynomial in 1/T), a blackbody below.
 vec2 pbrt_illuminant_xy(float kelvin);

@@ -170,20 +170,14 @@ bool named_glass(const std::string& name, float& ior) {
 // A blackbody of temperature T (kelvin) as linear sRGB of luminance 1: Planck's law against the CIE 1931
 // matching functions (the multi-lobe fit of Wyman, Sloan and Shirley 2013), 360-830 nm in 1 nm steps.
 vec3 blackbody_rgb(double T) {
-    auto g = [](double x, double mu, double s1, double s2) {
-        double t = (x - mu) / (x < mu ? s1 : s2);
-        return std::exp(-0.5 * t * t);
-    };
     double X = 0, Y = 0, Z = 0;
     for (int l = 360; l <= 830; ++l) {
         double lam = l * 1e-9;
         double B = 1.0 / (std::pow(lam, 5) * (std::exp(1.4387769e-2 / (lam * T)) - 1.0));
-        double xb = 1.056 * g(l, 599.8, 37.9, 31.0) + 0.362 * g(l, 442.0, 16.0, 26.7) - 0.065 * g(l, 501.1, 20.4, 26.2);
-        double yb = 0.821 * g(l, 568.8, 46.9, 40.5) + 0.286 * g(l, 530.9, 16.3, 31.1);
-        double zb = 1.217 * g(l, 437.0, 11.8, 36.0) + 0.681 * g(l, 459.0, 26.0, 13.8);
-        X += B * xb;
-        Y += B * yb;
-        Z += B * zb;
+        const CieXyz c = cie_xyz_bar(l);
+        X += B * c.x;
+        Y += B * c.y;
+        Z += B * c.z;
     }
     if (!(Y > 0.0) || !std::isfinite(Y)) return vec3(1.0f);
     X /= Y;
@@ -203,18 +197,12 @@ vec3 blackbody_rgb(double T) {
 // spectrum is normalised to luminance 1, as pbrt-v4 scales illuminants.
 template <class F>
 vec3 sampled_spectrum_rgb(const F& value, bool reflectance) {
-    auto g = [](double x, double mu, double s1, double s2) {
-        double t = (x - mu) / (x < mu ? s1 : s2);
-        return std::exp(-0.5 * t * t);
-    };
     double S[3] = {0, 0, 0}, W[3] = {0, 0, 0};
     for (int l = 360; l <= 830; ++l) {
         const double lam = l * 1e-9;
         const double B = reflectance ? 1.0 / (std::pow(lam, 5) * (std::exp(1.4387769e-2 / (lam * 6504.0)) - 1.0)) : 1.0;
-        const double xb =
-            1.056 * g(l, 599.8, 37.9, 31.0) + 0.362 * g(l, 442.0, 16.0, 26.7) - 0.065 * g(l, 501.1, 20.4, 26.2);
-        const double yb = 0.821 * g(l, 568.8, 46.9, 40.5) + 0.286 * g(l, 530.9, 16.3, 31.1);
-        const double zb = 1.217 * g(l, 437.0, 11.8, 36.0) + 0.681 * g(l, 459.0, 26.0, 13.8);
+        const CieXyz c = cie_xyz_bar(l);
+        const double xb = c.x, yb = c.y, zb = c.z;
         const double v = value(double(l));
         S[0] += B * v * xb, S[1] += B * v * yb, S[2] += B * v * zb;
         W[0] += B * xb, W[1] += B * yb, W[2] += B * zb;
