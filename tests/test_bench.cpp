@@ -180,3 +180,20 @@ TEST(Bench, BadArgumentsThrow) {
     o.settings.backend = "cpu";
     EXPECT_THROW(run_bench(o), std::exception);
 }
+
+// The default benchmark set: the five native scenes, then the four published pbrt-v4 scenes, which the build folder
+// holds (extracted from tests/parity/published.tar.xz at configure time); every file is there.
+TEST(Bench, DefaultSetHoldsTheNativeAndThePublishedScenes) {
+    const std::string dir = find_bench_scenes();
+    ASSERT_FALSE(dir.empty()) << bench_scene_places();
+    std::string missing;
+    const std::vector<std::string> v = default_bench_scenes(dir, missing);
+    EXPECT_EQ(missing, "");
+    ASSERT_EQ(v.size(), 9u);
+    for (size_t k = 0; k < v.size(); ++k) {
+        EXPECT_TRUE(bool(std::ifstream(v[k]))) << v[k];
+        const std::string ext = k < 5 ? ".json" : ".pbrt";
+        EXPECT_EQ(v[k].substr(v[k].size() - ext.size()), ext) << v[k];
+    }
+    EXPECT_NE(v[5].find("published/veach-ajar/veach-ajar.pbrt"), std::string::npos) << v[5];
+}

@@ -125,6 +125,32 @@ std::string find_bench_scenes() {
     return "";
 }
 
+const char* const kBenchPublishedScenes[4] = {"veach-ajar/veach-ajar.pbrt", "living-room/living-room.pbrt",
+                                               "pbrt-book/book.pbrt", "material-testball/material-testball.pbrt"};
+
+std::vector<std::string> bench_published_dirs() {
+    std::vector<std::string> d{exe_dir() + "/../share/wavepath/scenes/published", exe_dir() + "/parity/published"};
+#ifdef WP_BUILD_BINARY_DIR
+    d.push_back(std::string(WP_BUILD_BINARY_DIR) + "/parity/published");
+#endif
+    return d;
+}
+
+std::vector<std::string> default_bench_scenes(const std::string& dir, std::string& missing) {
+    std::vector<std::string> v;
+    for (const char* s : {"cornell-box", "rtiow", "sponza", "dragon", "helmet"}) v.push_back(dir + "/" + s + ".json");
+    missing.clear();
+    for (const std::string& d : bench_published_dirs()) {
+        bool all = true;
+        for (const char* s : kBenchPublishedScenes) all = all && bool(std::ifstream(d + "/" + s));
+        if (!all) continue;
+        for (const char* s : kBenchPublishedScenes) v.push_back(d + "/" + s);
+        return v;
+    }
+    for (const std::string& d : bench_published_dirs()) missing += (missing.empty() ? "" : ", ") + d;
+    return v;
+}
+
 std::string bench_scene_places() {
     std::string s;
     for (const std::string& d : bench_scene_dirs()) s += (s.empty() ? "" : ", ") + d;

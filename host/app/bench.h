@@ -33,6 +33,16 @@ std::vector<std::string> bench_scene_dirs();
 // The first of bench_scene_dirs holding the set ("" when none does), and the list in words for the error.
 std::string find_bench_scenes();
 std::string bench_scene_places();
+// The published pbrt-v4 scenes of the benchmark set (an interior lit indirectly, the largest, textures, coated
+// materials), as paths below a `published` folder: tests/parity/published.tar.xz, which CMake extracts into
+// <build>/parity/published and installs into <prefix>/share/wavepath/scenes/published.
+extern const char* const kBenchPublishedScenes[4];
+// Where they are looked for, in order: <binary>/../share/wavepath/scenes/published, <binary>/parity/published (the
+// build folder), the build folder the binary was built in.
+std::vector<std::string> bench_published_dirs();
+// The whole default set: the native scenes of find_bench_scenes() (dir), then the published ones from the first of
+// bench_published_dirs holding all four; `missing` says where they were looked for when none does.
+std::vector<std::string> default_bench_scenes(const std::string& dir, std::string& missing);
 
 struct BenchOptions {
     std::vector<std::string> scenes;
