@@ -126,7 +126,7 @@ std::string find_bench_scenes() {
 }
 
 const char* const kBenchPublishedScenes[4] = {"veach-ajar/veach-ajar.pbrt", "living-room/living-room.pbrt",
-                                               "pbrt-book/book.pbrt", "material-testball/material-testball.pbrt"};
+                                              "pbrt-book/book.pbrt", "material-testball/material-testball.pbrt"};
 
 std::vector<std::string> bench_published_dirs() {
     std::vector<std::string> d{exe_dir() + "/../share/wavepath/scenes/published", exe_dir() + "/parity/published"};
