@@ -291,7 +291,11 @@ TEST(ErrorPlace, JsonSyntaxAndNumberOverflowGiveLineAndColumn) {
     const std::string empty = write_temp("empty.json", "\n");
     EXPECT_EQ(scene_error([&] { load_scene_json(empty); }),
               empty + ":1:1: JSON syntax error: the file is empty (expected a JSON object)");
-    for (const std::string& p : {big, comma, empty})
+    // the JSON library would take a NUL byte for the end of the text and ignore what follows
+    const std::string nul = write_temp("nul.json", std::string("{\"camera\": {}}\n\0{\"more\": 1}", 27));
+    EXPECT_EQ(scene_error([&] { load_scene_json(nul); }),
+              nul + ":2:1: JSON syntax error: byte 0x00 is not JSON text (a binary file?)");
+    for (const std::string& p : {big, comma, empty, nul})
         EXPECT_EQ(scene_error([&] { load_scene_json(p); }).find("json.exception"), std::string::npos) << p;
 }
 

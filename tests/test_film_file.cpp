@@ -122,6 +122,8 @@ TEST(FilmFile, EveryHeaderFieldIsCheckedAndABadOneNamed) {
     EXPECT_EQ(with("\"width\":" + std::to_string(f.width), "\"width\":40000"),
               bad + "\"width\": 40000 is out of range (an integer from 1 to 32768)");
     EXPECT_EQ(with(spp + ",", ""), bad + "\"spp\": missing");
+    EXPECT_EQ(with("\"format\":\"wavepath partial film\"", "\"format\":\"other\""),
+              bad + "\"format\": \"other\" is not \"wavepath partial film\"");
     EXPECT_EQ(with("\"scene\":\"cornell.json\"", "\"scene\":7"),
               bad + "\"scene\": expected a string, got the number 7");
     EXPECT_EQ(with("\"scene_fingerprint\":\"", "\"scene_fingerprint\":\"xyz"),

@@ -301,6 +301,8 @@ PartialFilm read_film(const std::string& path) {
     }
     const HeaderReader h{path, j};
     if (!j.is_object()) h.bad("", "expected a JSON object, got " + HeaderReader::kind(j));
+    if (const std::string fmt = h.text("format", false, "wavepath partial film"); fmt != "wavepath partial film")
+        h.bad("format", "\"" + fmt + "\" is not \"wavepath partial film\"");
     f.scene = h.text("scene", true, "");
     const std::string fp = h.text("scene_fingerprint", true, "");
     if (fp.empty() || fp.size() > 16 || fp.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)

@@ -770,6 +770,8 @@ void check_gltf_json(const std::string& path, const std::vector<unsigned char>& 
             uint32_t(bytes[12]) | uint32_t(bytes[13]) << 8 | uint32_t(bytes[14]) << 16 | uint32_t(bytes[15]) << 24;
         if (len > bytes.size() - 20) return;
         text.assign(reinterpret_cast<const char*>(bytes.data()) + 20, len);
+        while (!text.empty() && text.back() == '\0')
+            text.pop_back();  // padding (the format says spaces; some write 0s)
     } else {
         text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }

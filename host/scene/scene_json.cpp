@@ -190,7 +190,10 @@ bool parse_json_text(const std::string& text, json& out, JsonProblem& problem) {
     }
     CheckingSax sax;
     sax.problem = &problem;
-    if (!json::sax_parse(text, &sax)) {
+    // the JSON lexer takes a NUL byte for the end of the text, and would ignore whatever follows it
+    const size_t nul = text.find('\0');
+    if (nul != std::string::npos || !json::sax_parse(text, &sax)) {
+        if (nul != std::string::npos) sax.error_at = nul;
         if (problem.pointer.empty()) {  // a syntax error or a number out of range: its line and column
             size_t at = std::min(sax.error_at, text.size());
             problem.line = 1;
@@ -202,7 +205,7 @@ bool parse_json_text(const std::string& text, json& out, JsonProblem& problem) {
                 }
             problem.col = at - line_start + 1;
             const unsigned char ch = at < text.size() ? (unsigned char)text[at] : ' ';
-            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {  // (the JSON lexer takes a NUL for the end)
+            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
                 char hex[8];
                 std::snprintf(hex, sizeof hex, "0x%02x", ch);
                 problem.what = std::string("JSON syntax error: byte ") + hex + " is not JSON text (a binary file?)";
