@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command line over the bad-input corpus: each case, through `wavepath render` and through `wavepath bench`
 # (both start a render the same way), must exit with code 1 (not a crash, not 0) and print an
-# "error: <file>: ..." line (pbrt-v4 files: "error: <file>:LINE:COL: ...") on stderr holding the case's problem
+# "error: <file>: ..." line (pbrt-v4 files, JSON syntax errors: "error: <file>:LINE:COL: ...") on stderr holding the case's problem
 # text (cases.tsv). Then the render limits on a command-line override: --max-depth 5000 on a valid scene, a usage
 # error (exit code 2) from both subcommands.
 #   tests/run_bad_input.sh path/to/wavepath
@@ -10,7 +10,7 @@ WP=$1
 dir="$(cd "$(dirname "$0")" && pwd)/bad_input"
 fail=0 n=0
 # expect_error CASE WANT_TEXT FILE COMMAND...: exit code 1 and "error: FILE: ...WANT_TEXT..." on stderr
-# (a pbrt-v4 case's error names FILE:LINE:COL: the line and column of cases.tsv's second column, in WHERE)
+# (a pbrt-v4 case's or a JSON syntax case's error names FILE:LINE:COL: the line and column of cases.tsv's second column, in WHERE)
 expect_error() {
   local name=$1 what=$2 file=$3
   shift 3
@@ -32,7 +32,7 @@ while IFS= read -r line; do
   file=${line%%$'\t'*}
   where=${line#*$'\t'}
   where=${where%%$'\t'*}
-  case "$where" in [0-9]*) ;; *) where= ;; esac  # LINE:COL of a pbrt-v4 case; a JSON pointer is not printed
+  case "$where" in [0-9]*) ;; *) where= ;; esac  # LINE:COL (pbrt-v4, JSON syntax); a JSON pointer is not printed
   rest=${line#*$'\t'}   # pointer, problem [, options]
   rest=${rest#*$'\t'}   # problem [, options]
   what=${rest%%$'\t'*}

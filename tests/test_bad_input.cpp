@@ -1,6 +1,6 @@
 // The bad-input corpus (tests/bad_input/cases.tsv): every malformed scene, started as the command line starts a
 // render (load_render_scene: load, overrides, render limits), throws a SceneError whose message names the scene
-// file, the JSON pointer or, for a pbrt-v4 file, FILE:LINE:COLUMN (where the problem is the file's syntax or schema; the limits are on the settings the
+// file, the JSON pointer or, for a pbrt-v4 file or a JSON syntax error, FILE:LINE:COLUMN (where the problem is the file's syntax or schema; the limits are on the settings the
 // render would use, whatever the format) and the problem. The command line over the same corpus (render and
 // bench: exit code 1, one "error:" line, no crash) is the CTest cli_bad_input_corpus, also run under ASan/UBSan
 // by CI.
@@ -11,7 +11,11 @@
 #include <sstream>
 #include "host/app/bench.h"
 #include "host/app/render_setup.h"
+#include "host/render/film_file.h"
+#include "host/render/multi_device.h"
 #include "host/render/render.h"
+#include "host/scene/mesh_obj.h"
+#include "host/scene/mesh_ply.h"
 #include "host/scene/scene_json.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
@@ -39,7 +43,7 @@ TEST(BadInput, EveryCorpusCaseFailsWithFilePointerAndProblem) {
             ADD_FAILURE() << file << ": loaded without an error";
         } catch (const SceneError& e) {
             std::string m = e.what();
-            if (!ptr.empty() && std::isdigit((unsigned char)ptr[0])) {  // a pbrt-v4 file: "FILE:LINE:COL: ..."
+            if (!ptr.empty() && std::isdigit((unsigned char)ptr[0])) {  // pbrt-v4, JSON syntax: "FILE:LINE:COL: ..."
                 EXPECT_EQ(m.rfind(path + ":" + ptr + ": ", 0), 0u)
                     << file << ": does not start with FILE:" << ptr << ": " << m;
             } else {
@@ -198,4 +202,139 @@ TEST(Determinism, CpuWavefrontRerunsBitIdentical) {
     double sum = 0;
     for (float v : x.rgb) sum += v;
     EXPECT_GT(sum, 0.0);
+}
+
+// ------------------------------------------------------------------------------ nothing accepted silently
+namespace {
+std::string write_temp(const std::string& name, const std::string& text) {
+    std::string p = wp_test::temp_dir() + name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+}
+// A native scene of a sphere emitting `emission` (in front of the camera), 16x16 pixels, 2 spp.
+std::string emitter_scene(const std::string& name, const std::string& emission) {
+    return write_temp(name, R"({"render": {"width": 16, "height": 16, "spp": 2},
+      "camera": {"position": [0, 0, 5], "target": [0, 0, 0], "fov": 30},
+      "materials": {"m": {"type": "lambert"}},
+      "objects": [{"type": "sphere", "material": "m", "radius": 1, "emission": )" +
+                                emission + "}]}");
+}
+}  // namespace
+
+// An emission of 1e38 is finite, and the film adds each sample clamped at 1e6 (kernels/film.h): every such sample is
+// counted (Image::clamped, printed by the command line as a warning), the same count in both schedules, in a render
+// split over workers and through a film file; the image is the clamped one (each pixel that sees only the emitter
+// is 1e6). A scene within the range clamps nothing.
+TEST(NothingSilent, EmissionBeyondTheFilmRangeIsClampedAndCounted) {
+    LoadedScene ls = load_scene_json(emitter_scene("bright.json", "1e38"));
+    unsigned long long counted[2];
+    for (Mode m : {Mode::Wavefront, Mode::Megakernel}) {
+        RenderOptions o;
+        o.threads = 2;
+        Image img = render_cpu(ls.data, ls.params, m, o);
+        EXPECT_GT(img.clamped, 0u) << mode_name(m);
+        EXPECT_EQ(img.nonfinite, 0u) << mode_name(m);
+        const uint32_t centre = 8 * 16 + 8;  // sees the sphere with every sample
+        EXPECT_FLOAT_EQ(img.rgb[3 * centre], 1e6f) << mode_name(m);
+        counted[m == Mode::Megakernel] = img.clamped;
+    }
+    EXPECT_EQ(counted[0], counted[1]);
+    RenderOptions o;
+    o.threads = 1;
+    Image split = render_cpu_split(ls.data, ls.params, Mode::Megakernel, o, 3);
+    EXPECT_EQ(split.clamped, counted[1]);
+    PartialFilm f = film_of(split, ls.params.prepared(), 1, "bright.json", split.samples);
+    const std::string film = wp_test::temp_dir() + "bright.wpfilm";
+    write_film(film, f);
+    EXPECT_EQ(read_film(film).clamped, counted[1]);
+
+    LoadedScene dim = load_scene_json(emitter_scene("dim.json", "1000"));
+    RenderOptions d;
+    d.threads = 2;
+    EXPECT_EQ(render_cpu(dim.data, dim.params, Mode::Wavefront, d).clamped, 0u);
+}
+
+// A key given twice in one object: the JSON library would keep the last silently; an error naming its pointer, in
+// the native and the Tungsten format alike, at any depth.
+TEST(NothingSilent, DuplicateKeyIsAnErrorNamingItsPointer) {
+    const std::string native = write_temp("dup.json", R"({"camera": {"position": [0,0,5], "target": [0,0,0]},
+      "materials": {"m": {"type": "lambert"}},
+      "objects": [{"type": "sphere", "material": "m"}, {"type": "sphere", "material": "m", "radius": 1, "radius": 2}]})");
+    EXPECT_EQ(scene_error([&] { load_scene_json(native); }),
+              native +
+                  ": /objects/1/radius: duplicate key 'radius' (given twice in one object: which one is meant is "
+                  "unknown)");
+    const std::string tungsten = write_temp("dup-tungsten.json", R"({"bsdfs": [{"name": "w", "type": "lambert"}],
+      "primitives": [{"type": "sphere", "bsdf": "w"}], "renderer": {"spp": 4, "spp": 8},
+      "camera": {"resolution": 8, "transform": {"position": [0, 0, 4], "look_at": [0, 0, 0], "up": [0, 1, 0]}}})");
+    EXPECT_EQ(
+        scene_error([&] { load_scene_json(tungsten); }).rfind(tungsten + ": /renderer/spp: duplicate key 'spp'", 0),
+        0u);
+    // the same key in two objects is no duplicate
+    const std::string fine = write_temp("no-dup.json", R"({"camera": {"position": [0,0,5], "target": [0,0,0]},
+      "materials": {"m": {"type": "lambert"}, "n": {"type": "lambert"}},
+      "objects": [{"type": "sphere", "material": "m"}, {"type": "sphere", "material": "n", "center": [3, 0, 0]}]})");
+    EXPECT_NO_THROW(load_scene_json(fine));
+}
+
+// ---------------------------------------------------------------- every error names the file and the place
+// A JSON syntax error and a number out of range: FILE:LINE:COLUMN and the problem in the project's words, never the
+// JSON library's exception text.
+TEST(ErrorPlace, JsonSyntaxAndNumberOverflowGiveLineAndColumn) {
+    const std::string big =
+        write_temp("big.json", "{\"camera\": {\"position\": [0, 0, 5],\n  \"target\": [0, 1e309, 0]}}");
+    std::string m = scene_error([&] { load_scene_json(big); });
+    EXPECT_EQ(m, big + ":2:17: the number 1e309 is out of range (a number must be finite, at most about 1.8e308)");
+    const std::string comma = write_temp("comma.json", "{\"camera\": {\"fov\": 40,}\n}");
+    m = scene_error([&] { load_scene_json(comma); });
+    EXPECT_EQ(m.rfind(comma + ":1:23: JSON syntax error: ", 0), 0u) << m;
+    const std::string empty = write_temp("empty.json", "\n");
+    EXPECT_EQ(scene_error([&] { load_scene_json(empty); }),
+              empty + ":1:1: JSON syntax error: the file is empty (expected a JSON object)");
+    // the JSON library would take a NUL byte for the end of the text and ignore what follows
+    const std::string nul = write_temp("nul.json", std::string("{\"camera\": {}}\n\0{\"more\": 1}", 27));
+    EXPECT_EQ(scene_error([&] { load_scene_json(nul); }),
+              nul + ":2:1: JSON syntax error: byte 0x00 is not JSON text (a binary file?)");
+    for (const std::string& p : {big, comma, empty, nul})
+        EXPECT_EQ(scene_error([&] { load_scene_json(p); }).find("json.exception"), std::string::npos) << p;
+}
+
+// A folder given as the scene (or a mesh): "FILE: is a folder, not a scene file", whatever its extension.
+TEST(ErrorPlace, AFolderIsSaidToBeAFolder) {
+    for (const char* name : {"folder.json", "folder.gltf", "folder.glb", "folder.pbrt", "folder"}) {
+        const std::string p = wp_test::temp_dir() + name;
+        ::mkdir(p.c_str(), 0755);
+        EXPECT_EQ(scene_error([&] { load_scene_json(p); }), p + ": is a folder, not a scene file");
+        EXPECT_EQ(scene_error([&] { load_render_scene(p, {}); }), p + ": is a folder, not a scene file");
+    }
+    const std::string obj = wp_test::temp_dir() + "folder.obj", ply = wp_test::temp_dir() + "folder.ply";
+    ::mkdir(obj.c_str(), 0755);
+    ::mkdir(ply.c_str(), 0755);
+    try {
+        load_obj(obj);
+        ADD_FAILURE() << "no error";
+    } catch (const MeshError& e) { EXPECT_EQ(std::string(e.what()), obj + ": is a folder, not a mesh file"); }
+    try {
+        load_ply(ply);
+        ADD_FAILURE() << "no error";
+    } catch (const MeshError& e) { EXPECT_EQ(std::string(e.what()), ply + ": is a folder, not a mesh file"); }
+}
+
+// An integer out of its range says the range, in the native and the Tungsten format.
+TEST(ErrorPlace, IntegerOutOfRangeSaysTheRange) {
+    const std::string native = write_temp("spp-2-40.json", R"({"render": {"spp": 1099511627776},
+      "camera": {"position": [0,0,5], "target": [0,0,0]}, "materials": {"m": {"type": "lambert"}},
+      "objects": [{"type": "sphere", "material": "m"}]})");
+    EXPECT_EQ(scene_error([&] { load_scene_json(native); }),
+              native + ": /render/spp: 1099511627776 is out of range (an integer from 1 to 1073741824)");
+    const std::string huge = write_temp("spp-2-64.json", R"({"render": {"spp": 18446744073709551615},
+      "camera": {"position": [0,0,5], "target": [0,0,0]}, "materials": {"m": {"type": "lambert"}},
+      "objects": [{"type": "sphere", "material": "m"}]})");
+    EXPECT_EQ(scene_error([&] { load_scene_json(huge); }),
+              huge + ": /render/spp: 18446744073709551615 is out of range (an integer from 1 to 1073741824)");
+    const std::string tungsten = write_temp("tungsten-seed.json", R"({"bsdfs": [{"name": "w", "type": "lambert"}],
+      "primitives": [{"type": "sphere", "bsdf": "w"}], "renderer": {"seed": -1},
+      "camera": {"resolution": 8, "transform": {"position": [0, 0, 4], "look_at": [0, 0, 0], "up": [0, 1, 0]}}})");
+    EXPECT_EQ(scene_error([&] { load_scene_json(tungsten); }),
+              tungsten + ": /renderer/seed: -1 is out of range (an integer from 0 to 4294967295)");
 }

@@ -91,6 +91,70 @@ TEST(FilmFile, RoundTripIsExact) {
     EXPECT_NE(error_of([&] { read_film(temp_dir() + "text.wpfilm"); }).find("not a wavepath film"), std::string::npos);
 }
 
+// Every header field checked for its type and range on read: a bad one is an error naming the file and the key (a
+// film whose "spp" is -4 once resumed as 4294967292 spp), never the JSON library's exception text.
+TEST(FilmFile, EveryHeaderFieldIsCheckedAndABadOneNamed) {
+    PartialFilm f = part(0, 1980);
+    f.clamped = 5;  // the clamp count round-trips
+    const std::string good = temp_dir() + "header.wpfilm";
+    write_film(good, f);
+    EXPECT_EQ(read_film(good).clamped, 5u);
+    std::ifstream in(good, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t h0 = bytes.find('\n') + 1, h1 = bytes.find('\n', h0);
+    const std::string header = bytes.substr(h0, h1 - h0);
+    // the film with `from` in its header replaced by `to`; the message of reading it
+    auto with = [&](const std::string& from, const std::string& to) {
+        const size_t at = header.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        std::string h = header;
+        h.replace(at, from.size(), to);
+        const std::string p = temp_dir() + "bad-header.wpfilm";
+        std::ofstream(p, std::ios::binary) << bytes.substr(0, h0) << h << bytes.substr(h1);
+        return error_of([&] { read_film(p); });
+    };
+    const std::string bad = temp_dir() + "bad-header.wpfilm: bad film header: ";
+    const std::string spp = "\"spp\":" + std::to_string(f.spp);
+    EXPECT_EQ(with(spp, "\"spp\":-4"), bad + "\"spp\": -4 is out of range (an integer from 1 to 16777216)");
+    EXPECT_EQ(with(spp, "\"spp\":\"4\""),
+              bad + "\"spp\": expected an integer from 1 to 16777216, got the string \"4\"");
+    EXPECT_EQ(with(spp, "\"spp\":4.5"), bad + "\"spp\": expected an integer from 1 to 16777216, got the number 4.5");
+    EXPECT_EQ(with("\"width\":" + std::to_string(f.width), "\"width\":40000"),
+              bad + "\"width\": 40000 is out of range (an integer from 1 to 32768)");
+    EXPECT_EQ(with(spp + ",", ""), bad + "\"spp\": missing");
+    EXPECT_EQ(with("\"format\":\"wavepath partial film\"", "\"format\":\"other\""),
+              bad + "\"format\": \"other\" is not \"wavepath partial film\"");
+    EXPECT_EQ(with("\"scene\":\"cornell.json\"", "\"scene\":7"),
+              bad + "\"scene\": expected a string, got the number 7");
+    EXPECT_EQ(with("\"scene_fingerprint\":\"", "\"scene_fingerprint\":\"xyz"),
+              bad + "\"scene_fingerprint\": \"xyz000000000000002a\" is not a fingerprint (1 to 16 hexadecimal digits)");
+    EXPECT_EQ(with("\"light_sampling\":1", "\"light_sampling\":[1]"),
+              bad + "\"light_sampling\": expected an integer from 0 to 1, got an array");
+    EXPECT_EQ(with("\"end\":1980", "\"end\":-1980"),
+              bad + "\"end\": -1980 is out of range (an integer from 0 to 18446744073709551615)");
+    EXPECT_EQ(with("\"clamp\":0.0", "\"clamp\":-1"),
+              bad + "\"clamp\": -1 is out of range (a number in [0, 3.40282e+38])");
+    EXPECT_EQ(with("\"nonfinite\":0", "\"nonfinite\":null"),
+              bad + "\"nonfinite\": expected an integer from 0 to 18446744073709551615, got null");
+    EXPECT_EQ(with("\"clamped\":5", "\"clamped\":-5"),
+              bad + "\"clamped\": -5 is out of range (an integer from 0 to 18446744073709551615)");
+    // not JSON, a number out of range, a duplicate key: the place in the header (line 2 of the file), in our words
+    const std::string file = temp_dir() + "bad-header.wpfilm";
+    std::string m = with(spp, "\"spp\":1e309");
+    EXPECT_EQ(m.rfind(file + ":2:", 0), 0u) << m;
+    EXPECT_NE(m.find("the number 1e309 is out of range"), std::string::npos) << m;
+    EXPECT_EQ(with(spp, spp + ",\"spp\":5"),
+              file +
+                  ": /spp: duplicate key 'spp' (given twice in one object: which one is meant is unknown) (in the "
+                  "film header)");
+    m = with(spp, "\"spp\":");
+    EXPECT_EQ(m.rfind(file + ":2:", 0), 0u) << m;
+    EXPECT_NE(m.find("JSON syntax error"), std::string::npos) << m;
+    for (const std::string& s : {with(spp, "\"spp\":-4"), with(spp, "\"spp\":\"4\""), m})
+        EXPECT_EQ(s.find("json.exception"), std::string::npos) << s;
+    EXPECT_NO_THROW(read_film(good));
+}
+
 TEST(Merge, RefusesOtherScenesSettingsAndOverlaps) {
     std::vector<std::pair<uint64_t, uint64_t>> missing;
     const uint64_t np = shard_params().num_pixels();

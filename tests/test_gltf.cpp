@@ -344,11 +344,33 @@ TEST(Gltf, MalformedFilesThrowSceneErrorNamingTheFile) {
     // missing file, empty file, not glTF
     expect_error(tmp("no-such-file.glb"), "cannot open");
     expect_error(write_tmp("empty.gltf", ""), "empty file");
-    expect_error(write_tmp("garbage.gltf", "this is not json"), "");
-    // missing external buffer and image
+    expect_error(write_tmp("garbage.gltf", "this is not json"), ":1:2: JSON syntax error: invalid literal");
+    {  // a syntax error, a number out of range and a duplicate key: the place, in the project's words
+        std::string m;
+        try {
+            SceneBuilder b;
+            import_gltf(write_tmp("overflow.gltf", "{\"asset\": {\"version\": \"2.0\"},\n \"scene\": 1e309}"),
+                        mat4(1.0f), b, 1.0f);
+        } catch (const SceneError& e) { m = e.what(); }
+        EXPECT_EQ(m, tmp("overflow.gltf") +
+                         ":2:11: the number 1e309 is out of range (a number must be finite, at most "
+                         "about 1.8e308)");
+        EXPECT_EQ(m.find("json.exception"), std::string::npos);
+    }
+    expect_error(write_tmp("dup.gltf", R"({"asset": {"version": "2.0"}, "scene": 0, "scene": 1})"),
+                 "/scene: duplicate key 'scene'");
+    // a .glb whose first bytes are not the binary header's magic (a JSON glTF renamed): said so, not a JSON error
+    expect_error(write_tmp("json-renamed.glb", R"({"asset": {"version": "2.0"}})"),
+                 "the glTF binary header's magic is '{\"as', expected 'glTF' (not a binary glTF file)");
+    expect_error(write_tmp("zeros.glb", std::string(8, '\0')), "magic is '\\x00\\x00\\x00\\x00', expected 'glTF'");
+    // missing external buffer (named, with the folder searched) and image
+    const std::string folder = wp_test::temp_dir().substr(0, wp_test::temp_dir().size() - 1);
     expect_error(write_tmp("nobuf.gltf",
                            R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 12, "uri": "missing.bin"}]})"),
-                 "");
+                 "/buffers/0/uri: buffer 'missing.bin' not found (looked in the folder '" + folder + "')");
+    // a folder given as the glTF file
+    ::mkdir(tmp("folder.gltf").c_str(), 0755);
+    expect_error(tmp("folder.gltf"), ": is a folder, not a glTF file");
     std::string img =
         R"(, "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}], "textures": [{"source": 0}],
                           "images": [{"uri": "missing-texture.png"}])";

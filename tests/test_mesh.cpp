@@ -103,6 +103,15 @@ TEST(Mesh, ErrorsNameTheFileAndTheProblem) {
     expect_mesh_error("v 0 0 0\nv 1 0 0\n", "no triangles");
     expect_mesh_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n", "");
     expect_mesh_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1e39 0 0\nf 1 2 4\n", "not finite");
+    // tinyobjloader reads "nan", "inf" or a word as 0: every vertex line is checked, FILE:LINE and the vertex named,
+    // used by a face or not
+    const std::string bad = wp_test::temp_dir() + "bad.obj";
+    expect_mesh_error("# x\nv 0 0 0\nv 1 0 0\n\n  v nan 1 0\nf 1 2 3\n", bad + ":5: vertex 3: 'nan' is not finite");
+    expect_mesh_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -inf 0\nf 1 2 3\n", bad + ":4: vertex 4: '-inf' is not finite");
+    expect_mesh_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1e39 0 0\nf 1 2 4\n",
+                      bad + ":4: vertex 4: '1e39' is not finite as a 32-bit float");
+    expect_mesh_error("v 0 0 0\nv 1 zero 0\nv 0 1 0\nf 1 2 3\n", bad + ":2: vertex 2: 'zero' is not a number");
+    expect_mesh_error("v 0 0 0\nv 1 0\nv 0 1 0\nf 1 2 3\n", bad + ":2: vertex 2: expected 3 coordinates, found 2");
     EXPECT_THROW(load_obj("/nonexistent/mesh.obj"), MeshError);
     EXPECT_THROW(load_obj(cube_path(), mat4(0.0f)), MeshError);
 

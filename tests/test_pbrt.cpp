@@ -1026,6 +1026,9 @@ TEST(PbrtErrors, FileLineColumnForEachProblem) {
                  "unknown parameter 'radios' for Shape \"sphere\"");
     expect_error("e-include", "WorldBegin\n\n   Include \"missing.pbrt\"\n", "3:4", "cannot open included file");
     expect_error("e-shape", "WorldBegin\nShape \"cube\"\n", "2:1", "unknown shape 'cube'");
+    expect_error("e-int-range", "Sampler \"halton\" \"integer pixelsamples\" 1099511627776\nWorldBegin\n", "1:41",
+                 "parameter 'pixelsamples' (integer): 1099511627776 is out of range (an integer of pbrt-v4 is 32-bit: "
+                 "-2147483648 to 2147483647)");
     expect_error("e-before", "Shape \"sphere\"\nWorldBegin\n", "1:1", "before WorldBegin");
     expect_error("e-rgb", "WorldBegin\nMaterial \"diffuse\" \"rgb reflectance\" [1 2]\n", "2:20", "expected 3 values");
     expect_error("e-bracket", "WorldBegin\nShape \"sphere\" \"float radius\" [ 1\n", "2:31", "without a closing ']'");
@@ -1038,9 +1041,20 @@ TEST(PbrtErrors, FileLineColumnForEachProblem) {
     write_text("inc-bad.pbrt", "\n Bogus\n");
     std::string m = error_of("e-inc2", "WorldBegin\nInclude \"pbrt-inc-bad.pbrt\"\n");
     EXPECT_EQ(m.rfind(tmp("inc-bad.pbrt") + ":2:2: unknown directive 'Bogus'", 0), 0u) << m;
-    // a file that includes itself stops
+    // a file that includes itself, or includes a file that includes it again: the cycle, at the Include that
+    // closes it (FILE:LINE:COL of that Include)
+    const std::string self_path = tmp("self.pbrt");
     std::string self = error_of("self", "Include \"pbrt-self.pbrt\"\n");
-    EXPECT_NE(self.find("nested more than 32 deep"), std::string::npos) << self;
+    EXPECT_EQ(self, self_path + ":1:1: include cycle: " + self_path + " -> " + self_path);
+    write_text("cycle-b.pbrt", "# b\n  Include \"pbrt-cycle-a.pbrt\"\n");
+    std::string cycle = error_of("cycle-a", "LookAt 0 0 5  0 0 0  0 1 0\nInclude \"pbrt-cycle-b.pbrt\"\nWorldBegin\n");
+    EXPECT_EQ(cycle, tmp("cycle-b.pbrt") + ":2:3: include cycle: " + tmp("cycle-a.pbrt") + " -> " +
+                         tmp("cycle-b.pbrt") + " -> " + tmp("cycle-a.pbrt"));
+    // the same file included twice, one after the other, is no cycle
+    write_text("twice.pbrt", "# nothing\n");
+    EXPECT_EQ(load("twice-main", "Include \"pbrt-twice.pbrt\"\nInclude \"pbrt-twice.pbrt\"\nShape \"sphere\"\n")
+                  .data.num_primitives,
+              1u);
 }
 
 TEST(PbrtErrors, UnsupportedIsAWarningAndAnErrorWhenStrict) {

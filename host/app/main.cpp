@@ -781,6 +781,9 @@ int run_render(const RenderCall& c) {
                 if (img.nonfinite)
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
                                 img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
+                if (img.clamped)
+                    std::printf("warning: %llu samples clamped at 1e6 (the film's largest sample value)\n",
+                                img.clamped);
                 if (!c.stats && modes.size() == 1) print_devices(st);
                 if (c.stats || modes.size() > 1) print_stats(st, opt);
                 if (img.interrupted) {
@@ -1001,6 +1004,8 @@ int run_merge(const MergeCall& c) {
         if (m.nonfinite)
             std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", m.nonfinite,
                         m.first_nonfinite_pixel % m.width, m.first_nonfinite_pixel / m.width);
+        if (m.clamped)
+            std::printf("warning: %llu samples clamped at 1e6 (the film's largest sample value)\n", m.clamped);
     } catch (const FilmError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return kExitInput;

@@ -1,10 +1,15 @@
 #include "host/render/film_file.h"
+#include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include "host/render/render_limits.h"
+#include "host/scene/scene_json.h"
 #include "kernels/aov.h"
 #include "kernels/film.h"
 #include "kernels/filter.h"
@@ -195,7 +200,8 @@ void write_film(const std::string& path, const PartialFilm& f) {
                      {"backend", f.backend},
                      {"mode", f.mode},
                      {"nonfinite", f.nonfinite},
-                     {"first_nonfinite_pixel", f.first_nonfinite_pixel}};
+                     {"first_nonfinite_pixel", f.first_nonfinite_pixel},
+                     {"clamped", f.clamped}};
     if (!f.film_matrix.empty()) j["film_matrix"] = f.film_matrix;  // (only where there is one)
     if (f.aovs) {  // (only where there are: a film without keeps the header it had before AOVs were kept)
         nlohmann::json a = nlohmann::json::array();
@@ -226,7 +232,60 @@ void write_film(const std::string& path, const PartialFilm& f) {
     }
 }
 
+namespace {
+// The film header's fields, each checked for its type and range: a bad one is a FilmError naming the file and the key.
+struct HeaderReader {
+    const std::string& path;
+    const nlohmann::json& j;
+    static std::string kind(const nlohmann::json& v) {
+        if (v.is_string()) return "the string " + v.dump();
+        if (v.is_number()) return "the number " + v.dump();
+        if (v.is_boolean()) return v.dump();
+        if (v.is_null()) return "null";
+        return std::string(v.is_array() ? "an array" : "an object");
+    }
+    [[noreturn]] void bad(const std::string& key, const std::string& what) const {
+        throw FilmError(path + ": bad film header: " + (key.empty() ? std::string() : "\"" + key + "\": ") + what);
+    }
+    const nlohmann::json* field(const char* key, bool required) const {
+        if (j.contains(key)) return &j[key];
+        if (required) bad(key, "missing");
+        return nullptr;
+    }
+    uint64_t integer(const char* key, bool required, uint64_t lo, uint64_t hi, uint64_t def) const {
+        const nlohmann::json* v = field(key, required);
+        if (!v) return def;
+        const std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+        if (!v->is_number_integer()) bad(key, "expected " + range + ", got " + kind(*v));
+        if (v->is_number_unsigned()
+                ? v->get<uint64_t>() < lo || v->get<uint64_t>() > hi
+                : v->get<int64_t>() < 0 || uint64_t(v->get<int64_t>()) < lo || uint64_t(v->get<int64_t>()) > hi)
+            bad(key, v->dump() + " is out of range (" + range + ")");
+        return v->is_number_unsigned() ? v->get<uint64_t>() : uint64_t(v->get<int64_t>());
+    }
+    // A finite number in [lo, hi] ((lo, hi] with lo_open).
+    float real(const char* key, float lo, float hi, bool lo_open, float def) const {
+        const nlohmann::json* v = field(key, false);
+        if (!v) return def;
+        char range[96];
+        std::snprintf(range, sizeof range, "a number in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
+        if (!v->is_number()) bad(key, std::string("expected ") + range + ", got " + kind(*v));
+        const double x = v->get<double>();
+        if (!(lo_open ? x > lo : x >= lo) || !(x <= hi)) bad(key, v->dump() + " is out of range (" + range + ")");
+        return float(x);
+    }
+    std::string text(const char* key, bool required, const std::string& def) const {
+        const nlohmann::json* v = field(key, required);
+        if (!v) return def;
+        if (!v->is_string()) bad(key, "expected a string, got " + kind(*v));
+        return v->get<std::string>();
+    }
+};
+}  // namespace
+
 PartialFilm read_film(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw FilmError(path + ": is a folder, not a film file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw FilmError(path + ": cannot open");
     std::string magic, header;
@@ -234,41 +293,68 @@ PartialFilm read_film(const std::string& path) {
     if (magic != kMagic) throw FilmError(path + ": not a wavepath film (no '" + std::string(kMagic) + "' line)");
     std::getline(in, header);
     PartialFilm f;
-    try {
-        nlohmann::json j = nlohmann::json::parse(header);
-        f.scene = j.at("scene").get<std::string>();
-        f.scene_hash = std::stoull(j.at("scene_fingerprint").get<std::string>(), nullptr, 16);
-        f.width = j.at("width");
-        f.height = j.at("height");
-        f.spp = j.at("spp");
-        f.max_depth = j.at("max_depth");
-        f.rr_depth = j.at("rr_depth");
-        f.seed = j.at("seed");
-        f.light_sampling = j.at("light_sampling");
-        f.filter = j.value("filter", 0u);  // films written before filters existed: the pixel box, no clamp
-        f.filter_radius = j.value("filter_radius", 0.5f);
-        f.filter_sigma = j.value("filter_sigma", 0.5f);
-        f.clamp_indirect = j.value("clamp", 0.0f);
-        if (j.contains("film_matrix")) {  // films without a colour transform: none
-            f.film_matrix = j.at("film_matrix").get<std::vector<float>>();
-            if (f.film_matrix.size() != 9) throw FilmError(path + ": film_matrix is not 9 numbers");
+    nlohmann::json j;
+    JsonProblem problem;
+    if (!parse_json_text(header, j, problem)) {
+        if (problem.line) problem.line += 1;  // the header is the file's second line
+        throw FilmError(problem.message(path) + " (in the film header)");
+    }
+    const HeaderReader h{path, j};
+    if (!j.is_object()) h.bad("", "expected a JSON object, got " + HeaderReader::kind(j));
+    if (const std::string fmt = h.text("format", false, "wavepath partial film"); fmt != "wavepath partial film")
+        h.bad("format", "\"" + fmt + "\" is not \"wavepath partial film\"");
+    f.scene = h.text("scene", true, "");
+    const std::string fp = h.text("scene_fingerprint", true, "");
+    if (fp.empty() || fp.size() > 16 || fp.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        h.bad("scene_fingerprint", "\"" + fp + "\" is not a fingerprint (1 to 16 hexadecimal digits)");
+    f.scene_hash = std::stoull(fp, nullptr, 16);
+    f.width = uint32_t(h.integer("width", true, 1, kMaxImageSide, 0));
+    f.height = uint32_t(h.integer("height", true, 1, kMaxImageSide, 0));
+    f.spp = uint32_t(h.integer("spp", true, 1, kMaxSpp, 0));
+    f.max_depth = uint32_t(h.integer("max_depth", true, 1, kMaxDepthLimit, 0));
+    f.rr_depth = uint32_t(h.integer("rr_depth", true, 1, kMaxDepthLimit, 0));
+    f.seed = uint32_t(h.integer("seed", true, 0, 0xffffffffull, 0));
+    f.light_sampling = uint32_t(h.integer("light_sampling", true, 0, 1, 0));
+    // films written before filters existed: the pixel box, no clamp
+    f.filter = uint32_t(h.integer("filter", false, 0, kFilterMitchell, kFilterPixelBox));
+    f.filter_radius = h.real("filter_radius", 0.0f, kMaxFilterRadius, true, 0.5f);
+    f.filter_sigma = h.real("filter_sigma", 0.0f, kMaxFilterRadius, true, 0.5f);
+    f.clamp_indirect = h.real("clamp", 0.0f, std::numeric_limits<float>::max(), false, 0.0f);
+    if (j.contains("film_matrix")) {  // films without a colour transform: none
+        const nlohmann::json& m = j["film_matrix"];
+        if (!m.is_array() || m.size() != 9)
+            h.bad("film_matrix", "expected 9 numbers (a 3x3 matrix, row by row), got " + HeaderReader::kind(m));
+        for (size_t i = 0; i < 9; ++i) {
+            if (!m[i].is_number() || !std::isfinite(m[i].get<double>()) ||
+                std::fabs(m[i].get<double>()) > double(std::numeric_limits<float>::max()))
+                h.bad("film_matrix",
+                      "element " + std::to_string(i) + ": expected a finite number, got " + HeaderReader::kind(m[i]));
+            f.film_matrix.push_back(m[i].get<float>());
         }
-        f.begin = j.at("begin");
-        f.end = j.at("end");
-        f.target_end = j.at("target_end");
-        f.backend = j.value("backend", "");
-        f.mode = j.value("mode", "");
-        f.nonfinite = j.value("nonfinite", 0ull);
-        f.first_nonfinite_pixel = j.value("first_nonfinite_pixel", 0xffffffffu);
-        if (j.contains("aovs"))  // films written before AOVs were kept: none
-            for (const auto& a : j.at("aovs")) {
-                const std::string name = a.get<std::string>();
-                int i = 0;
-                while (i < 4 && name != kAovNames[i]) ++i;
-                if (i == 4) throw std::runtime_error("unknown AOV '" + name + "'");
-                f.aovs |= 1u << i;
-            }
-    } catch (const std::exception& e) { throw FilmError(path + ": bad film header: " + e.what()); }
+    }
+    f.begin = h.integer("begin", true, 0, ~0ull, 0);
+    f.end = h.integer("end", true, 0, ~0ull, 0);
+    f.target_end = h.integer("target_end", true, 0, ~0ull, 0);
+    f.backend = h.text("backend", false, "");
+    f.mode = h.text("mode", false, "");
+    f.nonfinite = h.integer("nonfinite", false, 0, ~0ull, 0);
+    f.first_nonfinite_pixel = uint32_t(h.integer("first_nonfinite_pixel", false, 0, 0xffffffffull, 0xffffffffull));
+    f.clamped = h.integer("clamped", false, 0, ~0ull, 0);  // films written before clamps were counted: none
+    if (j.contains("aovs")) {                              // films written before AOVs were kept: none
+        const nlohmann::json& a = j["aovs"];
+        if (!a.is_array()) h.bad("aovs", "expected an array of AOV names, got " + HeaderReader::kind(a));
+        for (size_t k = 0; k < a.size(); ++k) {
+            if (!a[k].is_string())
+                h.bad("aovs",
+                      "element " + std::to_string(k) + ": expected an AOV name, got " + HeaderReader::kind(a[k]));
+            const std::string name = a[k].get<std::string>();
+            int i = 0;
+            while (i < 4 && name != kAovNames[i]) ++i;
+            if (i == 4) h.bad("aovs", "unknown AOV '" + name + "' (albedo, normal, depth, position)");
+            if (f.aovs & (1u << i)) h.bad("aovs", "AOV '" + name + "' listed twice");
+            f.aovs |= 1u << i;
+        }
+    }
     const uint64_t all = f.pixels() * f.spp;
     if (f.pixels() == 0 || f.pixels() > (1ull << 28) ||
         !(f.begin <= f.end && f.end <= f.target_end && f.target_end <= all))
@@ -329,7 +415,7 @@ PartialFilm merge_films(const std::vector<PartialFilm>& parts, const std::vector
     m.begin = 0;
     m.end = m.target_end = all;
     m.backend = m.mode = "";
-    m.nonfinite = 0;
+    m.nonfinite = m.clamped = 0;
     m.first_nonfinite_pixel = 0xffffffffu;
     std::fill(m.sum.begin(), m.sum.end(), 0ull);
     std::fill(m.aov_sum.begin(), m.aov_sum.end(), 0ull);
@@ -339,6 +425,7 @@ PartialFilm merge_films(const std::vector<PartialFilm>& parts, const std::vector
         for (size_t k = 0; k < m.sum.size(); ++k) m.sum[k] += p.sum[k];
         for (size_t k = 0; k < m.aov_sum.size(); ++k) m.aov_sum[k] += p.aov_sum[k];  // (two's complement: wraps)
         m.nonfinite += p.nonfinite;
+        m.clamped += p.clamped;
         m.first_nonfinite_pixel = std::min(m.first_nonfinite_pixel, p.first_nonfinite_pixel);
         add_name(m.backend, p.backend);
         add_name(m.mode, p.mode);
@@ -354,6 +441,7 @@ Image film_image(const PartialFilm& f, const std::vector<std::pair<uint64_t, uin
     Image img = film_to_image(f.sum, rp, ranges);
     img.nonfinite = f.nonfinite;
     img.first_nonfinite_pixel = f.first_nonfinite_pixel;
+    img.clamped = f.clamped;
     if (f.aovs) {
         img.aov_bits = f.aovs;
         img.aov_sum = f.aov_sum;
@@ -373,6 +461,7 @@ PartialFilm film_of(const Image& img, const RenderParams& rp, uint64_t scene_has
     f.target_end = target_end;
     f.nonfinite = img.nonfinite;
     f.first_nonfinite_pixel = img.first_nonfinite_pixel;
+    f.clamped = img.clamped;
     f.sum = img.sum;
     f.aovs = img.aov_bits;
     f.aov_sum = img.aov_sum;
@@ -402,6 +491,7 @@ void append_render(PartialFilm& f, const Image& img) {
     for (size_t k = 0; k < f.aov_sum.size(); ++k) f.aov_sum[k] += img.aov_sum[k];
     f.end += img.samples;
     f.nonfinite += img.nonfinite;
+    f.clamped += img.clamped;
     f.first_nonfinite_pixel = std::min(f.first_nonfinite_pixel, img.first_nonfinite_pixel);
 }
 

@@ -43,6 +43,7 @@ struct PartialFilm {
     std::string backend, mode;  // what rendered it (informational: merge accepts any)
     unsigned long long nonfinite = 0;
     uint32_t first_nonfinite_pixel = 0xffffffffu;
+    unsigned long long clamped = 0;       // samples clamped at kFilmMaxSample (the header's "clamped"; absent: 0)
     std::vector<unsigned long long> sum;  // 3 per pixel (6 with Mitchell: film_words)
     // the AOVs' sums (AovBits; Image::aov_sum: kernels/aov.h aov_view's layout), aov_channels(aovs) per pixel
     uint32_t aovs = 0;
@@ -62,7 +63,9 @@ std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b)
 
 // Atomic write: to PATH.tmp-<pid>, then renamed. Throws std::runtime_error naming the file.
 void write_film(const std::string& path, const PartialFilm& f);
-// Throws FilmError naming the file: "part.wpfilm: not a wavepath film (no WPFILM header)".
+// Throws FilmError naming the file: "part.wpfilm: not a wavepath film (no WPFILM header)". Every header field is
+// checked for its type and range, a bad one named: "part.wpfilm: bad film header: \"spp\": -4 is out of range (an
+// integer from 1 to 16777216)".
 PartialFilm read_film(const std::string& path);
 
 // "albedo,normal" (the --aov list) of AovBits, "none" for 0.

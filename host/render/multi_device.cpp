@@ -118,7 +118,7 @@ Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n,
     const uint64_t done = n == 1 ? done_end.load() : std::min(end, next.load());
 
     std::vector<unsigned long long> sum;
-    unsigned long long nonfinite = 0;
+    unsigned long long nonfinite = 0, clamped = 0;
     uint32_t first_bad = 0xffffffffu;
     RenderStats all;
     all.samples = done - begin;
@@ -136,6 +136,7 @@ Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n,
             }
         }
         nonfinite += f.nonfinite;
+        clamped += f.clamped;
         first_bad = std::min(first_bad, f.first_nonfinite_pixel);
         const RenderStats& w = f.stats;
         if (all.backend.empty()) {
@@ -168,6 +169,7 @@ Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n,
     const RenderParams prepared = rp.prepared();
     Image img = film_to_image(std::move(sum), prepared, begin, done);
     img.nonfinite = nonfinite;
+    img.clamped = clamped;
     img.first_nonfinite_pixel = first_bad == 0xffffffffu ? first_bad : first_bad % rp.num_pixels();
     img.interrupted = done < end;
     if (opt.aovs && slots[0].worker) {  // the AOV pass on the first worker, over the samples done
@@ -218,6 +220,7 @@ public:
         else
             for (size_t i = 0; i < film_.sum.size(); ++i) film_.sum[i] += img.sum[i];
         film_.nonfinite += img.nonfinite;
+        film_.clamped += img.clamped;
         film_.first_nonfinite_pixel = std::min(film_.first_nonfinite_pixel, img.first_nonfinite_pixel);
         RenderStats& t = film_.stats;
         t.backend = s.backend;

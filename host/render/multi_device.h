@@ -23,6 +23,7 @@ struct WorkerFilm {
     std::vector<unsigned long long> sum;  // 3 per film pixel (RenderParams::film_pixels); empty if it took no batch
     unsigned long long nonfinite = 0;
     uint32_t first_nonfinite_pixel = 0xffffffffu;  // the lowest film pixel with a non-finite sample
+    unsigned long long clamped = 0;                // samples clamped at kFilmMaxSample
     RenderStats stats;                             // rays, kernels, iterations, histograms, device, device_bytes
     int device = -1;                               // CUDA device index (-1: a CPU worker)
 };

@@ -19,6 +19,8 @@ struct Image {
     std::vector<float> rgb;  // linear, 3 per pixel
     unsigned long long nonfinite = 0;
     uint32_t first_nonfinite_pixel = 0xffffffffu;
+    // finite samples with a component above kFilmMaxSample (1e6, kernels/film.h), added clamped to it
+    unsigned long long clamped = 0;
     // Samples in the image: global sample indices [first, first + samples) (index = rank + pixels * sample pass,
     // RenderParams::pixel_of_rank), so each pixel holds the passes the range covers, one more where the range's
     // partial passes cover its rank. Fewer than the range asked for (RenderOptions::sample_end) if interrupted.

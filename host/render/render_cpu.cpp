@@ -67,13 +67,14 @@ uint64_t parallel_prefix(uint64_t n, unsigned threads, const std::atomic<bool>* 
 
 struct HostFilm {
     std::vector<unsigned long long> sum;
-    unsigned long long bad = 0;
+    unsigned long long bad = 0, clamped = 0;
     unsigned int first = 0xffffffffu;
     explicit HostFilm(uint32_t np) : sum(3ull * np, 0) {}
-    FilmView view() { return FilmView{sum.data(), &bad, &first}; }
+    FilmView view() { return FilmView{sum.data(), &bad, &first, &clamped}; }
     Image image(const RenderParams& rp, uint64_t begin, uint64_t done) {
         Image img = film_to_image(std::move(sum), rp, begin, done);
         img.nonfinite = bad;
+        img.clamped = clamped;
         img.first_nonfinite_pixel = first == 0xffffffffu ? first : first % rp.num_pixels();
         return img;
     }

@@ -115,13 +115,15 @@ FilmView make_film(uint32_t np, DeviceArena& A) {
     film.sum = A.alloc<unsigned long long>(3ull * np);
     film.bad_count = A.alloc<unsigned long long>(1);
     film.bad_first_pixel = A.alloc<unsigned int>(1);
+    film.clamp_count = A.alloc<unsigned long long>(1);
     WP_CUDA(cudaMemset(film.sum, 0, 3ull * np * sizeof(unsigned long long)));
     WP_CUDA(cudaMemset(film.bad_count, 0, sizeof(unsigned long long)));
+    WP_CUDA(cudaMemset(film.clamp_count, 0, sizeof(unsigned long long)));
     WP_CUDA(cudaMemset(film.bad_first_pixel, 0xff, sizeof(unsigned int)));
     return film;
 }
 
-// The film's sums, non-finite count and lowest non-finite film pixel, read back.
+// The film's sums, non-finite count, lowest non-finite film pixel and clamp count, read back.
 WorkerFilm read_sums(const FilmView& film, const RenderParams& rp) {
     WorkerFilm f;
     f.sum.resize(3ull * rp.film_pixels());  // (two films with Mitchell's signed weights)
@@ -129,6 +131,7 @@ WorkerFilm read_sums(const FilmView& film, const RenderParams& rp) {
     WP_CUDA(cudaMemcpy(f.sum.data(), film.sum, f.sum.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(&f.nonfinite, film.bad_count, sizeof(f.nonfinite), cudaMemcpyDeviceToHost));
     WP_CUDA(cudaMemcpy(&first, film.bad_first_pixel, sizeof(first), cudaMemcpyDeviceToHost));
+    WP_CUDA(cudaMemcpy(&f.clamped, film.clamp_count, sizeof(f.clamped), cudaMemcpyDeviceToHost));
     f.first_nonfinite_pixel = first;
     return f;
 }
@@ -137,6 +140,7 @@ Image read_film(const FilmView& film, const RenderParams& rp, uint64_t begin, ui
     WorkerFilm f = read_sums(film, rp);
     Image img = film_to_image(std::move(f.sum), rp, begin, done);
     img.nonfinite = f.nonfinite;
+    img.clamped = f.clamped;
     const uint32_t first = f.first_nonfinite_pixel;
     img.first_nonfinite_pixel = first == 0xffffffffu ? first : first % rp.num_pixels();
     return img;

@@ -1,6 +1,10 @@
 #include "host/scene/mesh_obj.h"
 #include <tiny_obj_loader.h>
+#include <sys/stat.h>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <sstream>
 
 namespace wp {
@@ -16,12 +20,55 @@ std::string dir_of(const std::string& path) {
     return s == std::string::npos ? std::string("./") : path.substr(0, s + 1);
 }
 bool finite_vec(vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+// tinyobjloader reads a coordinate it cannot parse ("nan", "inf", "abc", a missing one) as 0 and keeps no line
+// numbers: every "v" line is checked here first, its three coordinates numbers finite as 32-bit floats. Throws
+// MeshError "FILE:LINE: vertex N: 'nan' is not finite".
+void check_vertex_lines(const std::string& path, const std::string& text) {
+    size_t line = 0, vertex = 0, at = 0;
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+    while (at < text.size()) {
+        size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        ++line;
+        size_t i = at;
+        at = end + 1;
+        while (i < end && space(text[i])) ++i;
+        if (!(i + 1 < end && text[i] == 'v' && space(text[i + 1]))) continue;
+        ++vertex;
+        auto fail = [&](const std::string& what) {
+            throw MeshError(path + ":" + std::to_string(line) + ": vertex " + std::to_string(vertex) + ": " + what);
+        };
+        ++i;
+        for (int k = 0; k < 3; ++k) {
+            while (i < end && space(text[i])) ++i;
+            size_t b = i;
+            while (i < end && !space(text[i])) ++i;
+            if (b == i) fail("expected 3 coordinates, found " + std::to_string(k));
+            const std::string tok = text.substr(b, i - b);
+            char* e = nullptr;
+            const double v = std::strtod(tok.c_str(), &e);
+            if (e != tok.c_str() + tok.size()) {
+                if (!std::isfinite(v)) fail("'" + tok + "' is not finite");  // e.g. "nan(x)"
+                fail("'" + tok + "' is not a number");
+            }
+            if (!std::isfinite(v)) fail("'" + tok + "' is not finite");
+            if (std::fabs(v) > double(std::numeric_limits<float>::max()))
+                fail("'" + tok + "' is not finite as a 32-bit float");
+        }
+    }
+}
 }  // namespace
 
 ObjMesh load_obj(const std::string& path, const mat4& M, bool smooth) {
     {
-        std::ifstream probe(path);
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            throw MeshError(path + ": is a folder, not a mesh file");
+        std::ifstream probe(path, std::ios::binary);
         if (!probe) throw MeshError("cannot open '" + path + "'");
+        const std::string text((std::istreambuf_iterator<char>(probe)), std::istreambuf_iterator<char>());
+        check_vertex_lines(path, text);
     }
     auto fail = [&](const std::string& what) -> void { throw MeshError(path + ": " + what); };
     mat3 A(M);

@@ -11,9 +11,13 @@
 #define TINYGLTF_NO_STB_IMAGE
 #define TINYGLTF_NO_STB_IMAGE_WRITE
 #include <tiny_gltf.h>
+#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <sys/stat.h>
+#include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -739,11 +743,68 @@ private:
     }
 };
 
+// A buffer URI with its %XX escapes decoded (as tinygltf reads it).
+std::string uri_decode(const std::string& u) {
+    std::string o;
+    for (size_t i = 0; i < u.size(); ++i) {
+        if (u[i] == '%' && i + 2 < u.size() && std::isxdigit((unsigned char)u[i + 1]) &&
+            std::isxdigit((unsigned char)u[i + 2])) {
+            o += char(std::stoi(u.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+        } else {
+            o += u[i];
+        }
+    }
+    return o;
+}
+
+// Before tinygltf reads the file: its JSON (the whole .gltf, or a .glb's JSON chunk) parsed here, so that a syntax
+// error has its line and column and a duplicate key its pointer, and every external buffer checked to exist, so
+// that a missing one is named with the folder searched (tinygltf's own messages name neither).
+void check_gltf_json(const std::string& path, const std::vector<unsigned char>& bytes, bool glb,
+                     const std::string& dir) {
+    std::string text;
+    if (glb) {  // header (magic, version, length), then the first chunk: length, type 'JSON', data
+        if (bytes.size() < 20 || std::memcmp(bytes.data() + 16, "JSON", 4) != 0) return;  // tinygltf says what is wrong
+        const uint32_t len =
+            uint32_t(bytes[12]) | uint32_t(bytes[13]) << 8 | uint32_t(bytes[14]) << 16 | uint32_t(bytes[15]) << 24;
+        if (len > bytes.size() - 20) return;
+        text.assign(reinterpret_cast<const char*>(bytes.data()) + 20, len);
+        while (!text.empty() && text.back() == '\0')
+            text.pop_back();  // padding (the format says spaces; some write 0s)
+    } else {
+        text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+    nlohmann::json j;
+    JsonProblem problem;
+    if (!parse_json_text(text, j, problem)) {
+        if (glb && problem.line) problem.what += " (in the JSON chunk)";
+        throw SceneError(problem.message(path));
+    }
+    if (!j.is_object() || !j.contains("buffers") || !j["buffers"].is_array()) return;
+    const nlohmann::json& bufs = j["buffers"];
+    for (size_t i = 0; i < bufs.size(); ++i) {
+        if (!bufs[i].is_object() || !bufs[i].contains("uri") || !bufs[i]["uri"].is_string()) continue;
+        const std::string uri = bufs[i]["uri"].get<std::string>();
+        if (uri.rfind("data:", 0) == 0) continue;
+        const std::string file = uri_decode(uri);
+        const std::string full = !file.empty() && file[0] == '/' ? file : dir + "/" + file;
+        struct stat st;
+        const std::string p = "/buffers/" + std::to_string(i) + "/uri";
+        if (::stat(full.c_str(), &st) != 0)
+            throw SceneError(path + ": " + p + ": buffer '" + uri + "' not found (looked in the folder '" + dir + "')");
+        if (!S_ISREG(st.st_mode))
+            throw SceneError(path + ": " + p + ": buffer '" + uri + "' is not a regular file (in the folder '" + dir +
+                             "')");
+    }
+}
+
 }  // namespace
 
 GltfImport import_gltf(const std::string& path, const mat4& M, SceneBuilder& b, float aspect) {
     GltfImport out;
     std::vector<unsigned char> bytes;
+    refuse_folder(path, "a glTF file");
     {
         std::ifstream f(path, std::ios::binary);
         if (!f) throw SceneError(path + ": cannot open glTF file");
@@ -760,6 +821,21 @@ GltfImport import_gltf(const std::string& path, const mat4& M, SceneBuilder& b, 
         loader.SetImageLoader(keep_encoded, nullptr);
         std::string err, warn;
         bool glb = bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
+        const bool glb_name = path.size() >= 4 && std::tolower((unsigned char)path[path.size() - 1]) == 'b' &&
+                              std::tolower((unsigned char)path[path.size() - 2]) == 'l' &&
+                              std::tolower((unsigned char)path[path.size() - 3]) == 'g' && path[path.size() - 4] == '.';
+        if (glb_name && !glb) {  // a .glb must start with the binary header's magic "glTF"
+            std::string magic;
+            for (size_t i = 0; i < std::min<size_t>(4, bytes.size()); ++i) {
+                const unsigned char ch = bytes[i];
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "\\x%02x", ch);
+                magic += ch >= 32 && ch < 127 && ch != '\'' ? std::string(1, char(ch)) : std::string(hex);
+            }
+            throw SceneError(path + ": the glTF binary header's magic is '" + magic +
+                             "', expected 'glTF' (not a binary glTF file)");
+        }
+        check_gltf_json(path, bytes, glb, dir);
         bool ok = glb ? loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), unsigned(bytes.size()), dir)
                       : loader.LoadASCIIFromString(&model, &err, &warn, reinterpret_cast<const char*>(bytes.data()),
                                                    unsigned(bytes.size()), dir);

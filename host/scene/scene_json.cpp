@@ -10,6 +10,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
 #include <fstream>
@@ -99,6 +100,138 @@ std::string nearest_name(const std::string& s, const std::vector<std::string>& n
     return !best.empty() && bd <= std::max<size_t>(2, best.size() / 3) ? best : std::string();
 }
 
+std::string JsonProblem::message(const std::string& file) const {
+    if (line) return file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what;
+    return file + ": " + (pointer.empty() ? "/" : pointer) + ": " + what;
+}
+
+namespace {
+// A SAX pass over a JSON text before it is parsed into a tree: finds a key given twice in one object (its JSON
+// pointer) and the place (byte offset) of a syntax error or of a number out of range, which the tree parser would
+// report with neither.
+struct CheckingSax {
+    struct Frame {
+        bool object;
+        std::set<std::string> keys;
+        std::string token;  // the current key, or the current element's index
+        size_t index = 0;
+    };
+    std::vector<Frame> stack;
+    JsonProblem* problem;
+    size_t error_at = 0;  // byte offset of the token that failed
+    void element() {
+        if (!stack.empty() && !stack.back().object) stack.back().token = std::to_string(stack.back().index++);
+    }
+    std::string pointer() const {
+        std::string p;
+        for (const Frame& f : stack) p += "/" + (f.object ? pointer_escape(f.token) : f.token);
+        return p;
+    }
+    bool null() { return element(), true; }
+    bool boolean(bool) { return element(), true; }
+    bool number_integer(json::number_integer_t) { return element(), true; }
+    bool number_unsigned(json::number_unsigned_t) { return element(), true; }
+    bool number_float(json::number_float_t, const json::string_t&) { return element(), true; }
+    bool string(json::string_t&) { return element(), true; }
+    bool binary(json::binary_t&) { return element(), true; }
+    bool start_object(std::size_t) {
+        element();
+        stack.push_back({true, {}, {}, 0});
+        return true;
+    }
+    bool key(json::string_t& k) {
+        Frame& f = stack.back();
+        f.token = k;
+        if (!f.keys.insert(k).second) {
+            problem->pointer = pointer();
+            problem->what = "duplicate key '" + k + "' (given twice in one object: which one is meant is unknown)";
+            return false;
+        }
+        return true;
+    }
+    bool end_object() { return stack.pop_back(), true; }
+    bool start_array(std::size_t) {
+        element();
+        stack.push_back({false, {}, {}, 0});
+        return true;
+    }
+    bool end_array() { return stack.pop_back(), true; }
+    bool parse_error(std::size_t position, const std::string& last_token, const json::exception& ex) {
+        // a number out of range: its first character (the lexer's token is the number); a syntax error: the last
+        // character read, where the problem was seen (the token text may hold earlier tokens), or the end of the text
+        if (ex.id == 406)
+            error_at = position >= last_token.size() ? position - last_token.size() : 0;
+        else
+            error_at = position > 0 ? position - 1 : 0;
+        std::string lib = ex.what();  // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
+        if (ex.id == 406) {           // out_of_range.406: a number beyond the double range
+            problem->what =
+                "the number " + last_token + " is out of range (a number must be finite, at most about 1.8e308)";
+        } else {
+            size_t dash = lib.find(" - ");  // "syntax error while parsing object - unexpected end of input; ..."
+            std::string detail = dash != std::string::npos ? lib.substr(dash + 3) : std::string();
+            if (detail.empty()) {
+                size_t colon = lib.rfind(": ");
+                detail = colon != std::string::npos ? lib.substr(colon + 2) : std::string("not valid JSON");
+            }
+            problem->what = "JSON syntax error: " + detail;
+        }
+        return false;
+    }
+};
+}  // namespace
+
+bool parse_json_text(const std::string& text, json& out, JsonProblem& problem) {
+    problem = JsonProblem{};
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+        problem.line = problem.col = 1;
+        problem.what = "JSON syntax error: the file is empty (expected a JSON object)";
+        return false;
+    }
+    CheckingSax sax;
+    sax.problem = &problem;
+    // the JSON lexer takes a NUL byte for the end of the text, and would ignore whatever follows it
+    const size_t nul = text.find('\0');
+    if (nul != std::string::npos || !json::sax_parse(text, &sax)) {
+        if (nul != std::string::npos) sax.error_at = nul;
+        if (problem.pointer.empty()) {  // a syntax error or a number out of range: its line and column
+            size_t at = std::min(sax.error_at, text.size());
+            problem.line = 1;
+            size_t line_start = 0;
+            for (size_t i = 0; i < at; ++i)
+                if (text[i] == '\n') {
+                    ++problem.line;
+                    line_start = i + 1;
+                }
+            problem.col = at - line_start + 1;
+            const unsigned char ch = at < text.size() ? (unsigned char)text[at] : ' ';
+            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "0x%02x", ch);
+                problem.what = std::string("JSON syntax error: byte ") + hex + " is not JSON text (a binary file?)";
+            }
+        }
+        return false;
+    }
+    out = json::parse(text);
+    return true;
+}
+
+std::string integer_problem(const json& j, long long lo, long long hi) {
+    const std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+    if (!j.is_number_integer()) return "expected " + range;
+    const bool in = j.is_number_unsigned() ? j.get<unsigned long long>() <= (unsigned long long)hi &&
+                                                 (lo <= 0 || j.get<unsigned long long>() >= (unsigned long long)lo)
+                                           : j.get<long long>() >= lo && j.get<long long>() <= hi;
+    return in ? std::string() : j.dump() + " is out of range (" + range + ")";
+}
+
+void refuse_folder(const std::string& path, const char* what) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw SceneError(path + ": is a folder, not " + std::string(what));
+}
+
 namespace {
 struct Ctx {
     std::string file;
@@ -128,8 +261,7 @@ struct Ctx {
     uint32_t count(const json& o, const char* k, const std::string& ptr, uint32_t def, uint32_t lo) const {
         if (!o.contains(k)) return def;
         const json& j = o[k];
-        if (!j.is_number_integer() || j.get<long long>() < (long long)lo || j.get<long long>() > 1ll << 30)
-            fail(ptr + "/" + k, "expected an integer >= " + std::to_string(lo));
+        if (std::string why = integer_problem(j, lo, 1ll << 30); !why.empty()) fail(ptr + "/" + k, why);
         return uint32_t(j.get<long long>());
     }
     bool flag(const json& o, const char* k, const std::string& ptr, bool def) const {
@@ -192,6 +324,7 @@ const std::vector<SceneFormat>& scene_formats() {
 }
 
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
+    refuse_folder(path);
     std::string list;
     for (const SceneFormat& f : scene_formats()) {
         if (ends_with(path, f.extension)) {
@@ -214,16 +347,14 @@ LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
 namespace {
 LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
     Ctx c{path};
-    std::ifstream f(path);
+    refuse_folder(path);
+    std::ifstream f(path, std::ios::binary);
     if (!f) throw SceneError(path + ": cannot open scene file");
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (f.bad()) throw SceneError(path + ": cannot read scene file");
     json root;
-    try {
-        root = json::parse(f);
-    } catch (const json::parse_error& e) {
-        throw SceneError(path + ": JSON syntax error: " + e.what());
-    } catch (const json::exception& e) {  // e.g. a number too large for a double (1e999)
-        throw SceneError(path + ": JSON error: " + e.what());
-    }
+    JsonProblem problem;
+    if (!parse_json_text(text, root, problem)) throw SceneError(problem.message(path));
     if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict);
     c.keys(root, "", {"render", "camera", "materials", "objects", "lights", "background", "environment"});
     LoadedScene ls;

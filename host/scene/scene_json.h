@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <nlohmann/json_fwd.hpp>
 #include "host/scene/scene_build.h"
 
 namespace wp {
@@ -38,6 +39,27 @@ const std::vector<SceneFormat>& scene_formats();
 // against its format; the limits on the render settings are checked where a render starts
 // (host/render/render_limits.h), after the command line's overrides.
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt = {});
+
+// Where a JSON text cannot be taken as it is: line and column (1-based, in bytes) of a syntax error or of a number
+// out of range, or the JSON pointer of a key given twice in one object (line 0 then). `what` is in the project's
+// words, never the JSON library's exception text.
+struct JsonProblem {
+    size_t line = 0, col = 0;
+    std::string pointer;
+    std::string what;
+    // "FILE:LINE:COL: what" or "FILE: POINTER: what"
+    std::string message(const std::string& file) const;
+};
+// Parses `text` into `out`; false (and `problem`) on a syntax error, a number out of range (1e309) or a duplicate
+// key (the JSON library would keep the last one silently: which of the two was meant is unknown, so it is an error).
+bool parse_json_text(const std::string& text, nlohmann::json& out, JsonProblem& problem);
+// "FILE: is a folder, not a scene file" (SceneError) when path is a folder; the loaders call it first, before a
+// stream would read a folder as an empty or unreadable file.
+void refuse_folder(const std::string& path, const char* what = "a scene file");
+
+// "" when j is an integer in [lo, hi]; else the problem in words, with the range: "expected an integer from 1 to
+// 1073741824" (not an integer) or "1099511627776 is out of range (an integer from 1 to 1073741824)".
+std::string integer_problem(const nlohmann::json& j, long long lo, long long hi);
 
 // A key as one JSON pointer token (RFC 6901: '~' -> "~0", '/' -> "~1"), for the pointers of error messages.
 std::string pointer_escape(const std::string& k);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -356,6 +357,7 @@ public:
 
     void parse_text(const std::string& text, const std::string& name) {
         files_.push_back(name);
+        reading_.push_back({canonical(name), name});
         size_t slash = name.find_last_of('/');
         dir_ = slash == std::string::npos ? std::string() : name.substr(0, slash + 1);
         Tokens ts;
@@ -423,6 +425,16 @@ private:
     bool world_ = false;
     bool active_start_ = true;
     int include_depth_ = 0;
+    // The files being read, outermost first (the scene, then each Include inside the one before): the canonical
+    // path (to find a cycle whatever the spelling) and the name as given.
+    std::vector<std::pair<std::string, std::string>> reading_;
+    static std::string canonical(const std::string& path) {
+        char* r = ::realpath(path.c_str(), nullptr);
+        if (!r) return path;
+        std::string c(r);
+        std::free(r);
+        return c;
+    }
     size_t shapes_ = 0;
     // camera and render settings (pbrt-v4's defaults)
     mat4 cam_ctm_{1.0f};
@@ -565,8 +577,11 @@ private:
                 double v;
                 if (t->kind != PbrtToken::Word || !pbrt_number(t->text, v))
                     fail(l, who + ": expected a number, got " + describe(*t));
-                if (p.type == "integer" && (v != std::floor(v) || std::fabs(v) > 2147483647.0))
+                if (p.type == "integer" && v != std::floor(v))
                     fail(l, who + ": expected an integer, got " + describe(*t));
+                if (p.type == "integer" && !(v >= -2147483648.0 && v <= 2147483647.0))
+                    fail(l, who + ": " + t->text +
+                                " is out of range (an integer of pbrt-v4 is 32-bit: -2147483648 to 2147483647)");
                 p.nums.push_back(v);
             }
         }
@@ -966,7 +981,15 @@ private:
         if (include_depth_ >= 32) fail(l, d + " nested more than 32 deep (does a file include itself?)");
         struct stat st;
         if (::stat(path.c_str(), &st) != 0) fail(l, "cannot open included file '" + path + "'");
+        if (S_ISDIR(st.st_mode)) fail(l, "included file '" + path + "' is a folder, not a scene file");
         if (!S_ISREG(st.st_mode)) fail(l, "included file '" + path + "' is not a regular file");
+        const std::string canon = canonical(path);
+        for (size_t i = 0; i < reading_.size(); ++i)
+            if (reading_[i].first == canon) {  // a file already being read: it would include itself again and again
+                std::string chain;
+                for (size_t k = i; k < reading_.size(); ++k) chain += reading_[k].second + " -> ";
+                fail(l, "include cycle: " + chain + path);
+            }
         std::ifstream in(path, std::ios::binary);
         if (!in) fail(l, "cannot open included file '" + path + "'");
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -975,7 +998,9 @@ private:
         inc.file = int(files_.size() - 1);
         inc.t = pbrt_tokenize(text, path);
         ++include_depth_;
+        reading_.push_back({canon, path});
         parse(inc);
+        reading_.pop_back();
         --include_depth_;
     }
 
@@ -1923,6 +1948,7 @@ LoadedScene load_pbrt_string(const std::string& text, const std::string& name, b
 }
 
 LoadedScene load_pbrt_scene(const std::string& path, bool strict) {
+    refuse_folder(path);
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) throw SceneError(path + ": cannot open scene file");
     if (!S_ISREG(st.st_mode)) throw SceneError(path + ": not a regular file");

@@ -956,8 +956,7 @@ struct Loader {
         if (cam.contains("resolution")) {
             const json& r = cam["resolution"];
             auto dim = [&](const json& j, const std::string& q) {
-                if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > 65536)
-                    c.fail(q, "expected an integer in [1, 65536]");
+                if (std::string why = integer_problem(j, 1, 65536); !why.empty()) c.fail(q, why);
                 return uint32_t(j.get<long long>());
             };
             if (r.is_number()) {
@@ -1033,16 +1032,14 @@ struct Loader {
                            "integrator");
         if (in.contains("max_bounces")) {
             const json& j = in["max_bounces"];
-            if (!j.is_number_integer() || j.get<long long>() < 0 || j.get<long long>() > 1 << 20)
-                c.fail(at(p, "max_bounces"), "expected an integer >= 0");
+            if (std::string why = integer_problem(j, 0, 1 << 20); !why.empty()) c.fail(at(p, "max_bounces"), why);
             rp.max_depth = uint32_t(j.get<long long>()) + 1;  // bounces -> path segments
         } else {
             rp.max_depth = 65;  // Tungsten's default of 64 bounces
         }
         if (in.contains("min_bounces")) {
             const json& j = in["min_bounces"];
-            if (!j.is_number_integer() || j.get<long long>() < 0)
-                c.fail(at(p, "min_bounces"), "expected an integer >= 0");
+            if (std::string why = integer_problem(j, 0, 1 << 20); !why.empty()) c.fail(at(p, "min_bounces"), why);
             if (j.get<long long>() > 0)
                 c.warn(at(p, "min_bounces"), "min_bounces > 0 not supported: all path lengths counted");
         }
@@ -1068,14 +1065,12 @@ struct Loader {
                        "renderer");
         if (r.contains("spp")) {
             const json& j = r["spp"];
-            if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > 1 << 30)
-                c.fail(at(p, "spp"), "expected an integer >= 1");
+            if (std::string why = integer_problem(j, 1, 1 << 30); !why.empty()) c.fail(at(p, "spp"), why);
             rp.spp = uint32_t(j.get<long long>());
         }
         if (r.contains("seed")) {
             const json& j = r["seed"];
-            if (!j.is_number_integer() || j.get<long long>() < 0 || j.get<long long>() > 0xffffffffll)
-                c.fail(at(p, "seed"), "expected an integer >= 0");
+            if (std::string why = integer_problem(j, 0, 0xffffffffll); !why.empty()) c.fail(at(p, "seed"), why);
             rp.seed = uint32_t(j.get<long long>());
         }
     }
