@@ -826,6 +826,11 @@ int run_render(const RenderCall& c) {
                     bytes_text(scene_bytes).c_str(), scene_what.c_str(), bytes_text(need).c_str(), what.c_str(),
                     bytes_text(hm.available).c_str(), bytes_text(hm.total).c_str(),
                     hm.limited ? " (WP_HOST_MEMORY_LIMIT)" : "");
+            if (c.stats && be == Backend::Gpu)
+                std::printf(
+                    "memory: on the GPU the scene's arrays and the film, %s, and the path queues: checked "
+                    "against its free memory before anything is allocated\n",
+                    bytes_text(scene_bytes + film_device_bytes(rp)).c_str());
             if (need > hm.available) {
                 std::fprintf(stderr,
                              "error: %s: the render does not fit in host memory: it needs about %s (%s) besides the "
