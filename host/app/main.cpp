@@ -220,7 +220,7 @@ CLI::Validator real(double lo, double hi, const std::string& note = "") {
 void add_render_options(CLI::App* cmd, RenderSettings& s) {
     SceneOverrides& o = s.scene;
     RenderOptions& r = s.options;
-    cmd->add_option("--backend", s.backend, "gpu, cpu or auto (the GPU when present)")
+    cmd->add_option("--backend", s.backend, "gpu, cpu or auto (default auto: the GPU when present)")
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
     cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(whole(1, kMaxSpp));
     cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(whole(1, kMaxImageSide));
