@@ -1,5 +1,6 @@
 // wavepath command line.
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
 #include <condition_variable>
@@ -730,6 +731,11 @@ int run_render(const RenderCall& c) {
     for (Job& j : jobs) {
         try {
             {
+                // a large file says so before its load starts (a log shows the load from its first second)
+                struct stat fs {};
+                if (stat(j.scene.c_str(), &fs) == 0 && uint64_t(fs.st_size) >= (64ull << 20))
+                    std::fprintf(stderr, "loading %s: a %s file; host memory %s available\n", j.scene.c_str(),
+                                 bytes_text(uint64_t(fs.st_size)).c_str(), bytes_text(host_memory().available).c_str());
                 LoadWatch watch(j.scene, c.progress);
                 j.loaded = std::make_unique<LoadedScene>(load_render_scene(j.scene, rs.scene, rs.load));
                 if (std::string why = watch.check(); !why.empty()) {
