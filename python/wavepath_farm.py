@@ -12,9 +12,16 @@ which checks they belong together and hold every sample: the image equals a sing
         -- --width 1920 --height 1080
 
 Arguments after `--` go to every `wavepath render`. The scene files (and what they reference) and the wavepath
-binary must be at the same paths on every node (a shared or copied folder). README, "Render farms".
+binary must be at the same paths on every node (a shared or copied folder). The binary: --wavepath, else the build
+of this source tree (build/wavepath beside python/), else `wavepath` on PATH.
+
+`--address local` starts a cluster of its own in this process, isolated from any other Ray on the machine: its own
+temporary folder (removed at the end) and token authentication with a fresh token of its own (RAY_AUTH_MODE=token,
+RAY_AUTH_TOKEN_PATH to a file in that folder), so that a stale ~/.ray/auth_token or a RAY_ADDRESS in the
+environment plays no part. Tested with Ray 2.52 to 2.60 (RAY_SUPPORTED). README, "Render farms".
 """
 import argparse
+import importlib.util
 import os
 import shutil
 import signal
@@ -25,6 +32,48 @@ import time
 
 # wavepath's exit codes (README, "Exit codes"): these two are the input's fault, a retry cannot help
 EXIT_INPUT, EXIT_USAGE = 1, 2
+EXIT_RAY = 3  # the cluster could not be started or reached (as a render that failed: README, "Exit codes")
+# The Ray versions this driver is tested with (scripts/install-deps.sh installs within them): token authentication
+# (RAY_AUTH_MODE, RAY_AUTH_TOKEN_PATH) came in 2.52; 2.61 turns it on for every cluster (untested here).
+RAY_SUPPORTED = ((2, 52), (2, 61))  # [first, end)
+RAY_SUPPORTED_TEXT = ">=2.52,<2.61"
+
+
+def default_wavepath():
+    """The binary when --wavepath is not given: this source tree's build (build/wavepath beside python/), else
+    `wavepath` on PATH; None when neither is there."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    built = os.path.join(os.path.dirname(here), "build", "wavepath")
+    if os.path.isfile(built) and os.access(built, os.X_OK):
+        return built
+    return shutil.which("wavepath")
+
+
+def ray_version_ok(version):
+    """True when a Ray version string ("2.60.0") is within RAY_SUPPORTED."""
+    try:
+        v = tuple(int(x) for x in version.split(".")[:2])
+    except ValueError:
+        return False
+    return RAY_SUPPORTED[0] <= v < RAY_SUPPORTED[1]
+
+
+def isolate_local_ray():
+    """The configuration of a Ray cluster of this process alone, set before Ray is imported (Ray reads it at import):
+    its own temporary folder and its own token (explicit token authentication), whatever ~/.ray, RAY_ADDRESS or
+    RAY_AUTH_* held. Returns the folder (removed by the caller); the cluster's workers inherit the environment."""
+    import secrets
+
+    d = tempfile.mkdtemp(prefix="wpray.", dir="/tmp" if os.path.isdir("/tmp") else None)  # short: Ray's sockets
+    token = os.path.join(d, "auth_token")
+    fd = os.open(token, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(32))
+    for k in ("RAY_ADDRESS", "RAY_AUTH_TOKEN"):
+        os.environ.pop(k, None)
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN_PATH"] = token
+    return d
 
 
 class ShardFailed(Exception):
@@ -106,10 +155,12 @@ def main(argv=None):
     ap.add_argument("-o", "--output", default="{name}.exr",
                     help="image per scene: {name} is the scene's file name without extension, {dir} its folder's")
     ap.add_argument("--parts-dir", default="", help="keep the partial films here (default: a temporary folder)")
-    ap.add_argument("--wavepath", default=shutil.which("wavepath") or "wavepath",
-                    help="the wavepath binary (the same path on every node; default: the one on PATH)")
+    ap.add_argument("--wavepath", default="",
+                    help="the wavepath binary (the same path on every node; default: build/wavepath of this source "
+                         "tree, else the one on PATH)")
     ap.add_argument("--address", default=os.environ.get("RAY_ADDRESS", "auto"),
-                    help="Ray cluster: auto (the running one), HOST:PORT, or local (start one in this process)")
+                    help="Ray cluster: auto (the running one), HOST:PORT, or local (start one in this process, with "
+                         "its own temporary folder and token)")
     ap.add_argument("--backend", choices=["auto", "gpu", "cpu"], default="auto",
                     help="gpu: one GPU per shard (num_gpus=1); cpu: --cpus-per-shard cores; auto: gpu if the "
                          "cluster has GPUs")
@@ -120,9 +171,18 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.spp < 1:
         ap.error("--spp must be at least 1")
-    wavepath = os.path.abspath(a.wavepath) if os.sep in a.wavepath else shutil.which(a.wavepath)
-    if not wavepath or not os.access(wavepath, os.X_OK):
-        print("error: no wavepath binary at %r (--wavepath)" % a.wavepath, file=sys.stderr)
+    if a.wavepath:
+        wavepath = os.path.abspath(a.wavepath) if os.sep in a.wavepath else shutil.which(a.wavepath)
+    else:
+        wavepath = default_wavepath()
+    if not wavepath or not os.path.isfile(wavepath) or not os.access(wavepath, os.X_OK):
+        if a.wavepath:
+            print("error: no wavepath binary at %r (--wavepath)" % a.wavepath, file=sys.stderr)
+        else:
+            print("error: no wavepath binary: none at %s and none on PATH; build it (cmake --build build --target "
+                  "wavepath) or give --wavepath PATH" % os.path.join(
+                      os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "wavepath"),
+                  file=sys.stderr)
         return EXIT_USAGE
     scenes = [os.path.abspath(s) for s in a.scenes]
     for s in scenes:
@@ -140,14 +200,42 @@ def main(argv=None):
             print("error: output %s: folder %s does not exist or is not writable" % (o, d), file=sys.stderr)
             return EXIT_USAGE
 
-    try:
-        import ray
-    except ImportError:
+    if importlib.util.find_spec("ray") is None:
         print("error: the Python package ray is not installed (scripts/install-deps.sh installs it: "
-              "python3 -m pip install ray)", file=sys.stderr)
+              "python3 -m pip install 'ray%s')" % RAY_SUPPORTED_TEXT, file=sys.stderr)
         return EXIT_USAGE
-    ray.init(address=None if a.address == "local" else a.address, log_to_driver=False,
-             include_dashboard=False if a.address == "local" else None)
+    local_dir = isolate_local_ray() if a.address == "local" else None
+    import ray
+    if not ray_version_ok(ray.__version__):
+        print("warning: Ray %s is outside the versions this driver is tested with (%s; scripts/install-deps.sh "
+              "installs one)" % (ray.__version__, RAY_SUPPORTED_TEXT), file=sys.stderr)
+    try:
+        if local_dir:
+            ray.init(address="local", _temp_dir=local_dir, include_dashboard=False, log_to_driver=False)
+            print("local Ray cluster: %s (its own temporary folder and token)" % local_dir, flush=True)
+        else:
+            ray.init(address=a.address, log_to_driver=False)
+    except Exception as e:  # Ray's own message (an authentication error names the token it wants)
+        print("error: cannot %s the Ray cluster%s: %s: %s" % (
+            "start" if a.address == "local" else "connect to", "" if a.address == "local" else " at " + a.address,
+            type(e).__name__, str(e).strip() or "(no message)"), file=sys.stderr)
+        if a.address != "local":
+            print("  (with token authentication, RAY_AUTH_MODE=token, the driver needs the cluster's token: "
+                  "RAY_AUTH_TOKEN_PATH, RAY_AUTH_TOKEN or ~/.ray/auth_token; Ray's log lines above say which "
+                  "error the cluster answered)", file=sys.stderr)
+        if local_dir:
+            shutil.rmtree(local_dir, ignore_errors=True)
+        return EXIT_RAY
+    try:
+        return run_farm(ray, a, wavepath, scenes, outputs, render_args)
+    finally:
+        ray.shutdown()
+        if local_dir:
+            shutil.rmtree(local_dir, ignore_errors=True)
+
+
+def run_farm(ray, a, wavepath, scenes, outputs, render_args):
+    """The shards on the cluster ray is connected to, then each scene's merge; the exit code."""
     res = ray.cluster_resources()
     backend = a.backend if a.backend != "auto" else ("gpu" if res.get("GPU", 0) >= 1 else "cpu")
     if backend == "gpu":

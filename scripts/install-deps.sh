@@ -12,14 +12,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
-# Ray (PyPI `ray`, not a Debian package) for the render farm driver python/wavepath_farm.py and its test
+# Ray (PyPI `ray`, not a Debian package) for the render farm driver python/wavepath_farm.py and its tests
 # (tests/test_farm.sh): pip into the system Python (Debian 12 marks it externally managed, hence the flag), for the
-# user when not root. Skipped when python3 can import it already.
-if ! python3 -c "import ray" >/dev/null 2>&1; then
+# user when not root. The versions the farm is tested with (RAY_SUPPORTED in python/wavepath_farm.py): from 2.52,
+# whose token authentication the farm configures explicitly (RAY_AUTH_MODE, RAY_AUTH_TOKEN_PATH), up to 2.60; 2.61
+# turns token authentication on for every cluster and is not tested. Skipped when a version in that range imports.
+RAY_SPEC="ray>=2.52,<2.61"
+ray_ok() {
+  python3 -c 'import sys, ray; v = tuple(int(x) for x in ray.__version__.split(".")[:2]); sys.exit(0 if (2, 52) <= v < (2, 61) else 1)' \
+    >/dev/null 2>&1
+}
+if ! ray_ok; then
   user=(); [ "$(id -u)" -ne 0 ] && user=(--user)
-  python3 -m pip install -q "${user[@]}" --break-system-packages "ray>=2.9"
+  python3 -m pip install -q "${user[@]}" --break-system-packages "$RAY_SPEC"
 fi
-python3 -c "import ray" || { echo "install-deps: python3 cannot import ray after installing it"; exit 1; }
+ray_ok || { echo "install-deps: python3 cannot import $RAY_SPEC after installing it"; exit 1; }
 # Intel Open Image Denoise 2.x for --denoise: PyPI's pyoidn wheel carries libOpenImageDenoise.so.2 with its CPU and
 # CUDA devices (no C headers: host/image/denoise.cpp declares the functions it uses and loads the library at run
 # time). --no-deps: only the libraries are used, not the Python bindings.

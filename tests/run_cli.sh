@@ -260,11 +260,12 @@ exit_codes)
   fi
   run w "$WP" render "$S/cornell-box.json" "${FAST[@]}" --refill 8 -o w.pfm
   want_rc "--refill on the CPU" 0
-  has w "warning: --refill is an option of the GPU backend: ignored on the CPU"
+  has w "warning: 1 option does nothing in this render (cpu megakernel) and is ignored: --refill"
+  has w "  --refill: GPU backend only; this runs on the cpu"
   run bc "$WP" bench "$S/cornell-box.json" --backend cpu --width 16 --height 16 --spp 1 --repeat 1 --warmup 0 \
     --no-kernel-timing
   want_rc "bench on the CPU" 0
-  has bc "warning: --no-kernel-timing is an option of the GPU backend: ignored on the CPU"
+  has bc "warning: 1 option does nothing in this bench (cpu, --modes wavefront,megakernel) and is ignored: --no-kernel-timing"
   has bc "wavepath bench: cpu ("
   has bc "Mrays/s; diffuse bounce"
   for word in "cpu on cpu" "Grays/s" "device MB" "regs" "occ"; do hasnt bc "$word"; done
@@ -653,6 +654,154 @@ devices)
     grep -q '"scaling_efficiency"' bd.json || fail "no scaling_efficiency in bench's JSON"
     ok "--devices: usage errors; two workers on GPU 0 give the single render's image byte for byte; bench's scaling"
   fi
+  ;;
+ignored_options)
+  # every option that does nothing in the backend and schedules that run is counted and named, with the reason;
+  # the ones that do something are not named
+  run mk "$WP" render "$S/cornell-box.json" "${FAST[@]}" --capacity 4096 --sort-materials --drain 100 \
+    --select-compaction --refill 8 --general-kernels --threads 2 -o mk.pfm
+  want_rc "wavefront options on the cpu megakernel" 0
+  has mk "warning: 6 options do nothing in this render (cpu megakernel) and are ignored: --capacity, --sort-materials, --drain, --refill, --general-kernels, --select-compaction"
+  has mk "  --capacity, --sort-materials, --drain, --select-compaction: wavefront only; the cpu runs the megakernel here (--mode wavefront runs the wavefront)"
+  has mk "  --refill, --general-kernels: GPU backend only; this runs on the cpu"
+  run wf "$WP" render "$S/cornell-box.json" "${FAST[@]}" --mode wavefront --capacity 4096 --sort-materials \
+    --drain 100 --threads 2 -o wf.pfm
+  want_rc "wavefront options on the cpu wavefront" 0
+  hasnt wf "warning"
+  run both "$WP" render "$S/cornell-box.json" "${FAST[@]}" --mode both --capacity 4096 -o both.pfm
+  want_rc "--mode both" 0
+  hasnt both "warning"
+  run bm "$WP" bench "$S/cornell-box.json" --backend cpu --width 8 --height 8 --spp 1 --repeat 1 --warmup 0 \
+    --modes megakernel --no-raycast --capacity 4096 --sort-materials --drain 10 --no-queue-stats --raycast-spp 2
+  want_rc "bench megakernel only" 0
+  has bm "warning: 5 options do nothing in this bench (cpu, --modes megakernel, --no-raycast) and are ignored: --capacity, --sort-materials, --drain, --no-queue-stats, --raycast-spp"
+  has bm "(--modes wavefront runs the wavefront)"
+  has bm "  --raycast-spp: the ray-cast pass only, which --no-raycast turns off"
+  run br "$WP" bench "$S/cornell-box.json" --backend cpu --width 8 --height 8 --spp 1 --repeat 1 --warmup 0 \
+    --modes megakernel --capacity 4096
+  want_rc "bench megakernel with the ray-cast pass" 0
+  hasnt br "warning"  # (the ray-cast pass runs on wavefront queues of --capacity)
+  ok "options that do nothing where given: counted, named, with the reason, in render and bench"
+  ;;
+progress_lines)
+  # stderr not a terminal (a file here): progress lines every --progress seconds, while a scene loads and renders
+  python3 - <<'PY'
+import random
+r = random.Random(3)
+with open("many.json", "w") as f:
+    f.write('{"render": {"width": 8, "height": 8, "spp": 1, "max_depth": 2}, "camera": {"position": [0, 5, 40], '
+            '"target": [0, 0, 0]}, "materials": {"w": {"type": "lambert", "albedo": 0.5}}, "objects": [')
+    f.write(",\n".join('{"type": "sphere", "material": "w", "center": [%.3f, %.3f, %.3f], "radius": 0.05}'
+                       % (r.uniform(-20, 20), r.uniform(0, 5), r.uniform(-20, 20)) for _ in range(300000)))
+    f.write("]}\n")
+PY
+  run ld "$WP" render many.json --backend cpu --progress 0.02 -o ld.pfm
+  want_rc "a load of 300000 spheres" 0
+  grep -Eq "^loading many.json: [0-9]+ s so far, [0-9.]+ [KMG]iB resident, [0-9.]+ [KMG]iB available$" ld.log \
+    || fail "no progress line of the load in: $(head -5 ld.log)"
+  run rd "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 512 --progress 0.02 -o rd.pfm
+  want_rc "a render of 2M samples" 0
+  grep -Eq "^megakernel: [0-9]+% \([0-9.e+]+ of 2.1e\+06 samples\), [0-9.]+ Msamples/s, [0-9.]+ s, ETA [0-9.]+ s$" rd.log \
+    || fail "no progress line of the render in: $(head -5 rd.log)"
+  grep -q $'\r' rd.log && fail "a terminal's progress bar in a log"
+  run q "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 512 --progress 0 -o q.pfm
+  want_rc "--progress 0" 0
+  hasnt q "%"
+  ok "off a terminal: progress lines of the load (time, memory) and of the render (percent, Msamples/s, ETA)"
+  ;;
+memory_check)
+  # the render's host memory is estimated before it starts, the load's is watched; both fail with the sizes
+  # (WP_HOST_MEMORY_LIMIT stands for a small machine)
+  run big env WP_HOST_MEMORY_LIMIT=256M "$WP" render "$S/cornell-box.json" --backend cpu --width 8192 --height 8192 \
+    --spp 1 -o big.exr
+  want_rc "a film over the memory limit" 3
+  has big "error: $S/cornell-box.json: the render does not fit in host memory: it needs about 4.5 GiB (film 3.0 GiB, image 1.5 GiB) besides the loaded scene"
+  has big "(WP_HOST_MEMORY_LIMIT)"
+  hasnt big "megakernel:"
+  [ ! -e big.exr ] || fail "big.exr written"
+  run st "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 1 --mode wavefront --stats \
+    -o st.pfm
+  want_rc "--stats" 0
+  grep -Eq "^memory: the scene's arrays .*; the render about [0-9.]+ [KMG]iB \(film .*, image .*, path queues .*\); host memory [0-9.]+ [MG]iB available of [0-9.]+ GiB$" st.log \
+    || fail "no memory line in: $(cat st.log)"
+  python3 - <<'PY'
+import random
+r = random.Random(4)
+with open("heavy.json", "w") as f:
+    f.write('{"render": {"width": 8, "height": 8, "spp": 1}, "camera": {"position": [0, 5, 40], "target": [0, 0, 0]}, '
+            '"materials": {"w": {"type": "lambert", "albedo": 0.5}}, "objects": [')
+    f.write(",\n".join('{"type": "sphere", "material": "w", "center": [%.3f, %.3f, %.3f], "radius": 0.05}'
+                       % (r.uniform(-20, 20), r.uniform(0, 5), r.uniform(-20, 20)) for _ in range(200000)))
+    f.write("]}\n")
+PY
+  run heavy env WP_HOST_MEMORY_LIMIT=64M "$WP" render heavy.json --backend cpu -o heavy.pfm
+  want_rc "a load over the memory limit" 3
+  has heavy "error: heavy.json: the scene does not fit in host memory: loading it took "
+  has heavy ", over WP_HOST_MEMORY_LIMIT=64.0 MiB"
+  [ ! -e heavy.pfm ] || fail "heavy.pfm written"
+  ok "host memory: the render's estimated before it starts, the load's watched; exit 3 with the sizes"
+  ;;
+small_frictions)
+  # pbrt-v4's Film "filename" and Tungsten's output file name the default output (in the current folder)
+  run pb "$WP" render "$S/cornell-box.pbrt" "${FAST[@]}"
+  want_rc "pbrt without -o" 0
+  has pb "output: $S/cornell-box.pbrt: writing cornell-box.exr, the file its Film \"filename\" names, in the current folder (-o gives another)"
+  [ -s cornell-box.exr ] || fail "no cornell-box.exr: $(ls)"
+  sed 's/"string filename" "cornell-box.exr"/"string filename" "renders\/named.png"/' "$S/cornell-box.pbrt" > named.pbrt
+  sed -i "s|Include \"|Include \"$S/|; s|\"cornell-box-|\"$S/cornell-box-|g" named.pbrt
+  run nm "$WP" render named.pbrt "${FAST[@]}"
+  want_rc "pbrt naming a PNG in a folder" 0
+  has nm "writing named.png, the file its Film \"filename\" names (\"renders/named.png\", its folders dropped)"
+  [ -s named.png ] || fail "no named.png: $(ls)"
+  run po "$WP" render "$S/cornell-box.pbrt" "${FAST[@]}" -o given.pfm
+  want_rc "pbrt with -o" 0
+  has po "its Film \"filename\" \"cornell-box.exr\" is not used: -o gives the output"
+  [ -s given.pfm ] || fail "no given.pfm"
+  mkdir od
+  run tu "$WP" render "$S/cornell-box/scene.json" "${FAST[@]}" --output-dir od
+  want_rc "Tungsten without -o" 0
+  has tu "writing od/cornell-box.exr, the file its renderer.hdr_output_file names, in the --output-dir"
+  [ -s od/cornell-box.exr ] || fail "no od/cornell-box.exr: $(ls od)"
+  # --output-dir with an absolute -o: refused (the folder would be ignored)
+  run ab "$WP" render "$S/cornell-box.json" "${FAST[@]}" --output-dir od -o "$T/abs.exr"
+  want_rc "--output-dir with an absolute -o" 2
+  has ab "error: --output-dir od with an absolute -o $T/abs.exr: the output would not be in od"
+  [ ! -e abs.exr ] || fail "abs.exr written"
+  # --clamp's range in words
+  run cl "$WP" render "$S/cornell-box.json" "${FAST[@]}" --clamp -1 -o cl.pfm
+  want_rc "--clamp -1" 2
+  has cl "--clamp: -1 is out of range (0 to 1e+30; 0: off)"
+  hasnt cl "1000000015047466219876688855040"
+  run cx "$WP" render "$S/cornell-box.json" "${FAST[@]}" --clamp lots -o cx.pfm
+  want_rc "--clamp lots" 2
+  has cx "--clamp: 'lots' is not a number (0 to 1e+30; 0: off)"
+  # bench --help gives the defaults
+  run bh "$WP" bench --help
+  want_rc "bench --help" 0
+  for d in "(default wavefront,megakernel)" "(default 3)" "(default 1)" "(default 4)" "default: none" "(default 16)" \
+    "(default: all cores)"; do
+    has bh "$d"
+  done
+  # merge of one part: "1 part"
+  run p1 "$WP" render "$S/cornell-box.json" "${FAST[@]}" --samples 0:2 -o p1.wpfilm
+  run m1 "$WP" merge p1.wpfilm -o m1.pfm
+  want_rc "merge of one part" 0
+  has m1 "merged 1 part of "
+  # the CPU bench: its SVG title names the CPU once, its JSON has no ptxas figures on the CPU's stages
+  run bb "$WP" bench "$S/cornell-box.json" --backend cpu --threads 2 --width 8 --height 8 --spp 1 --repeat 1 \
+    --warmup 0 --no-raycast --resources "$SRC/tests/data/ptxas-sample.txt" --json bb.json --plot bb.svg
+  want_rc "cpu bench" 0
+  grep -q "wavepath bench: time per stage, stacked (cpu, 2 threads)</text>" bb.svg \
+    || fail "SVG title: $(grep -o 'wavepath bench:[^<]*' bb.svg)"
+  python3 - <<'PY' || fail "ptxas figures on the CPU's stages in bb.json"
+import json
+d = json.load(open("bb.json"))
+for s in d["scenes"]:
+    for m in s["modes"]:
+        for k in m["kernels"]:
+            assert not any(f in k for f in ("registers", "spill_stores", "stack_bytes", "symbol")), k
+PY
+  ok "pbrt Film filename and Tungsten's output file as the default output; --output-dir with an absolute -o refused; --clamp's range; bench --help's defaults; merged 1 part; the CPU bench's SVG title and JSON"
   ;;
 *) fail "unknown case" ;;
 esac

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 #include "host/app/bench.h"
+#include "host/app/cli_support.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 using json = nlohmann::json;
@@ -148,8 +149,9 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
             EXPECT_EQ(jm["queue_fill"][0]["depth"], 0);
             EXPECT_EQ(jm["queue_fill"][0]["paths"], 24u * 16u * 2u);
             EXPECT_DOUBLE_EQ(jm["queue_fill"][0]["fraction_of_camera_paths"].get<double>(), 1.0);
-            for (const json& k : jm["kernels"])  // resources joined by kernel name
-                if (k["kernel"] == "extend") EXPECT_EQ(k["registers"], 61);
+            for (const json& k : jm["kernels"])  // ptxas describes the GPU's kernels, not the CPU's stages
+                for (const char* f : {"registers", "spill_stores", "spill_loads", "stack_bytes", "symbol"})
+                    EXPECT_FALSE(k.contains(f)) << k["kernel"] << " " << f;
         } else {
             EXPECT_EQ(names, (std::set<std::string>{"megakernel"}));
         }
@@ -171,6 +173,85 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
     // background, the wavefront's five kernel bars, the megakernel's bar, two frame outlines, six legend entries
     EXPECT_GE(rects, 1u + 5u + 1u + 2u + 6u);
     EXPECT_NE(svg.find("<title>extend "), std::string::npos);
+    // the title names the CPU once: "(cpu, 2 threads)", not "(cpu, 2 threads, cpu)"
+    EXPECT_NE(svg.find("wavepath bench: time per stage, stacked (cpu, 2 threads)</text>"), std::string::npos)
+        << svg.substr(0, 400);
+}
+
+TEST(Bench, SvgTitleOfAGpuRunNamesBackendAndDevice) {
+    json doc{{"backend", "gpu"}, {"device", "NVIDIA H100 80GB HBM3"}, {"scenes", json::array()}};
+    EXPECT_NE(bench_plot_svg(doc).find("time per kernel, stacked (gpu: NVIDIA H100 80GB HBM3)</text>"),
+              std::string::npos);
+}
+
+TEST(CliSupport, IgnoredOptionsCountedWithTheirReasons) {
+    const std::vector<std::string> all = {"--capacity",       "--sort-materials",  "--drain",   "--select-compaction",
+                                          "--refill",         "--general-kernels", "--threads", "--no-kernel-timing",
+                                          "--no-queue-stats", "--raycast-spp"};
+    auto names = [](const std::vector<IgnoredOption>& v) {
+        std::vector<std::string> n;
+        for (const IgnoredOption& o : v) n.push_back(o.option);
+        return n;
+    };
+    OptionUse cpu_mk;  // the CPU's default: the megakernel
+    cpu_mk.megakernel = true;
+    EXPECT_EQ(
+        names(ignored_options(all, cpu_mk)),
+        (std::vector<std::string>{"--capacity", "--sort-materials", "--drain", "--select-compaction", "--refill",
+                                  "--general-kernels", "--no-kernel-timing", "--no-queue-stats", "--raycast-spp"}));
+    OptionUse cpu_wf = cpu_mk;
+    cpu_wf.wavefront = true;
+    cpu_wf.raycast = true;
+    EXPECT_EQ(names(ignored_options(all, cpu_wf)),
+              (std::vector<std::string>{"--refill", "--general-kernels", "--no-kernel-timing"}));
+    OptionUse gpu_wf;
+    gpu_wf.gpu = gpu_wf.wavefront = true;
+    EXPECT_EQ(names(ignored_options(all, gpu_wf)), (std::vector<std::string>{"--threads", "--raycast-spp"}));
+    gpu_wf.bvh_width = 8;  // the persistent extend is the binary tree's
+    EXPECT_EQ(names(ignored_options({"--refill"}, gpu_wf)), (std::vector<std::string>{"--refill"}));
+    OptionUse gpu_mk;
+    gpu_mk.gpu = gpu_mk.megakernel = gpu_mk.raycast = true;  // bench: the ray-cast pass uses --capacity, --refill
+    EXPECT_EQ(names(ignored_options({"--capacity", "--refill", "--drain"}, gpu_mk)),
+              (std::vector<std::string>{"--drain"}));
+    EXPECT_EQ(ignored_options_text({}, "x"), "");
+    const std::string t = ignored_options_text(ignored_options({"--drain", "--refill", "--capacity"}, cpu_mk),
+                                               "this render (cpu megakernel)");
+    EXPECT_EQ(t,
+              "warning: 3 options do nothing in this render (cpu megakernel) and are ignored: --drain, --refill, "
+              "--capacity\n"
+              "  --drain, --capacity: wavefront only; the cpu runs the megakernel here (--mode wavefront runs the "
+              "wavefront)\n"
+              "  --refill: GPU backend only; this runs on the cpu\n");
+}
+
+TEST(CliSupport, SceneOutputNames) {
+    const std::string dir = ::testing::TempDir();
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir + name) << text;
+        return dir + name;
+    };
+    std::string d;
+    EXPECT_EQ(scene_output_name(wp_test::source_dir() + "/scenes/cornell-box.pbrt", &d), "cornell-box.exr");
+    EXPECT_EQ(d, "Film \"filename\"");
+    EXPECT_EQ(scene_output_name(wp_test::source_dir() + "/scenes/cornell-box/scene.json", &d), "cornell-box.exr");
+    EXPECT_EQ(d, "renderer.hdr_output_file");
+    EXPECT_EQ(scene_output_name(wp_test::source_dir() + "/scenes/water-caustic/scene.json", &d), "TungstenRender.png");
+    EXPECT_EQ(d, "renderer.output_file");
+    EXPECT_EQ(scene_output_name(wp_test::source_dir() + "/scenes/cornell-box.json"), "");  // native: none
+    // pbrt: the filename of Film alone, in brackets or not, comments skipped, not after WorldBegin
+    EXPECT_EQ(scene_output_name(write("a.pbrt",
+                                      "# Film \"rgb\" \"string filename\" \"no.exr\"\n"
+                                      "Film \"rgb\" \"integer xresolution\" [ 8 ]\n"
+                                      "  \"string filename\" [ \"out/a.png\" ]  # the image\n"
+                                      "Sampler \"independent\"\nWorldBegin\n")),
+              "out/a.png");
+    EXPECT_EQ(scene_output_name(write("b.pbrt",
+                                      "Film \"rgb\" \"integer xresolution\" [ 8 ]\n"
+                                      "Texture \"t\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.png\"\n"
+                                      "WorldBegin\n")),
+              "");
+    EXPECT_EQ(scene_output_name(write("c.pbrt", "WorldBegin\nFilm \"rgb\" \"string filename\" \"late.exr\"\n")), "");
+    EXPECT_EQ(scene_output_name(dir + "missing.pbrt"), "");
 }
 
 TEST(Bench, BadArgumentsThrow) {

@@ -371,7 +371,8 @@ json run_bench(const BenchOptions& o) {
                         {"ms", km},
                         {"percent_of_frame", t_table > 0 ? 100.0 * km / t_table : 0.0},
                         {"avg_ms", kr.launches ? km / double(kr.launches) : 0.0}};
-                if (const PtxasKernel* r = ptx_instance(k, set)) {
+                // ptxas's figures describe the GPU's kernels: the CPU's stages of the same names have none
+                if (const PtxasKernel* r = gpu ? ptx_instance(k, set) : nullptr) {
                     jk["registers"] = r->registers;
                     jk["spill_stores"] = r->spill_stores;
                     jk["spill_loads"] = r->spill_loads;
@@ -545,9 +546,12 @@ std::string bench_plot_svg(const json& doc) {
     char buf[512];
     o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << height
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    // "(gpu: NVIDIA H100 80GB HBM3)", "(cpu, 2 threads)": the CPU's device names its backend already
+    const std::string backend = doc.value("backend", std::string("?")), device = doc.value("device", std::string("?"));
+    const std::string on = device.rfind(backend, 0) == 0 ? device : backend + ": " + device;
     std::snprintf(buf, sizeof buf,
-                  "<text x=\"%d\" y=\"24\" font-size=\"15\">wavepath bench: time per kernel, stacked (%s, %s)</text>\n",
-                  left, doc.value("device", std::string("?")).c_str(), doc.value("backend", std::string("?")).c_str());
+                  "<text x=\"%d\" y=\"24\" font-size=\"15\">wavepath bench: time per %s, stacked (%s)</text>\n", left,
+                  backend == "cpu" ? "stage" : "kernel", on.c_str());
     o << buf;
     int y = top;
     for (const json& s : doc["scenes"]) {

@@ -1,11 +1,18 @@
 #include "host/app/cli_support.h"
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
 #include "host/render/render.h"
 
 #ifndef WP_VERSION
@@ -159,6 +166,181 @@ std::string version_text() {
     return version_short() + "\n" +
            "CUDA architectures: " + (archs.empty() ? std::string("none (a CPU-only build)") : archs) + "\n" +
            "GPU: " + (gpu ? dev : std::string("none found (the CPU backend renders)"));
+}
+
+std::string scene_output_name(const std::string& path, std::string* directive) {
+    const std::string ext = extension_of(path);
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return "";
+    if (ext == ".pbrt") {
+        // the header, comments dropped (a '#' outside a string), up to WorldBegin: Film is a header directive
+        std::string text, line;
+        while (std::getline(f, line)) {
+            bool in_string = false;
+            for (size_t i = 0; i < line.size(); ++i) {
+                if (line[i] == '"') in_string = !in_string;
+                if (line[i] == '#' && !in_string) {
+                    line.resize(i);
+                    break;
+                }
+            }
+            static const std::regex world(R"((^|\s)WorldBegin(\s|$))");
+            if (std::regex_search(line, world)) break;
+            text += line + "\n";
+        }
+        // Film "type" and its parameters, up to the next directive (a bare word outside strings)
+        static const std::regex film(R"((^|\s)Film\s+"[^"]*")");
+        std::smatch m;
+        if (!std::regex_search(text, m, film)) return "";
+        std::string params = m.suffix().str();
+        bool in_string = false;
+        for (size_t i = 0; i < params.size(); ++i) {
+            if (params[i] == '"') in_string = !in_string;
+            if (!in_string && std::isupper(static_cast<unsigned char>(params[i])) &&
+                (i == 0 || std::isspace(static_cast<unsigned char>(params[i - 1])))) {
+                params.resize(i);
+                break;
+            }
+        }
+        static const std::regex filename(R"re("string\s+filename"\s*\[?\s*"([^"]*)")re");
+        if (!std::regex_search(params, m, filename)) return "";
+        if (directive) *directive = "Film \"filename\"";
+        return m[1].str();
+    }
+    if (ext == ".json") {
+        f.seekg(0, std::ios::end);
+        const auto size = f.tellg();
+        if (size <= 0 || size > (64 << 20)) return "";
+        f.seekg(0);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        const std::string text = ss.str();
+        if (text.find("\"primitives\"") == std::string::npos) return "";  // Tungsten's; the native format has none
+        for (const char* key : {"hdr_output_file", "output_file"}) {
+            const std::string quoted = "\"" + std::string(key) + "\"";
+            size_t at = text.find(quoted);
+            if (at == std::string::npos) continue;
+            at = text.find_first_not_of(" \t\r\n", at + quoted.size());
+            if (at == std::string::npos || text[at] != ':') continue;
+            at = text.find_first_not_of(" \t\r\n", at + 1);
+            if (at == std::string::npos || text[at] != '"') continue;
+            const size_t end = text.find('"', at + 1);
+            if (end == std::string::npos || end == at + 1) continue;
+            if (directive) *directive = "renderer." + std::string(key);
+            return text.substr(at + 1, end - at - 1);
+        }
+    }
+    return "";
+}
+
+std::vector<IgnoredOption> ignored_options(const std::vector<std::string>& given, const OptionUse& u) {
+    const std::string wf = "wavefront only; " + std::string(u.gpu ? "the gpu" : "the cpu") +
+                           " runs the megakernel here (" + u.wavefront_hint + " runs the wavefront)";
+    std::vector<IgnoredOption> out;
+    for (const std::string& o : given) {
+        std::string why;
+        if (o == "--capacity") {
+            if (!u.wavefront && !u.raycast) why = wf;
+        } else if (o == "--sort-materials" || o == "--drain" || o == "--push-compaction" ||
+                   o == "--select-compaction" || o == "--no-queue-stats") {
+            if (!u.wavefront) why = wf;
+        } else if (o == "--refill") {
+            if (!u.gpu)
+                why = "GPU backend only; this runs on the cpu";
+            else if (!u.wavefront && !u.raycast)
+                why = wf;
+            else if (u.bvh_width != 2)
+                why = "binary tree only (its persistent extend kernel); the tree is 8 wide here (WP_BVH_WIDTH=8)";
+        } else if (o == "--general-kernels" || o == "--no-kernel-timing") {
+            if (!u.gpu) why = "GPU backend only; this runs on the cpu";
+        } else if (o == "--threads") {
+            if (u.gpu) why = "CPU backend only; this runs on the gpu";
+        } else if (o == "--raycast-spp") {
+            if (!u.raycast) why = "the ray-cast pass only, which --no-raycast turns off";
+        }
+        if (!why.empty() && std::none_of(out.begin(), out.end(), [&](const IgnoredOption& x) { return x.option == o; }))
+            out.push_back({o, why});
+    }
+    return out;
+}
+
+std::string ignored_options_text(const std::vector<IgnoredOption>& ig, const std::string& what) {
+    if (ig.empty()) return "";
+    std::vector<std::string> all, reasons;
+    std::map<std::string, std::vector<std::string>> by_reason;
+    for (const IgnoredOption& o : ig) {
+        all.push_back(o.option);
+        if (!by_reason.count(o.why)) reasons.push_back(o.why);
+        by_reason[o.why].push_back(o.option);
+    }
+    std::string s = "warning: " + std::to_string(ig.size()) + (ig.size() == 1 ? " option does" : " options do") +
+                    " nothing in " + what + " and " + (ig.size() == 1 ? "is" : "are") + " ignored: " + join(all) + "\n";
+    for (const std::string& r : reasons) s += "  " + join(by_reason[r]) + ": " + r + "\n";
+    return s;
+}
+
+namespace {
+// "123", "64K", "2M", "1G" (powers of 1024): bytes; 0 when it is not that
+uint64_t parse_bytes(const char* v) {
+    char* end = nullptr;
+    const double x = std::strtod(v, &end);
+    if (end == v || !(x > 0)) return 0;
+    double m = 1;
+    if (*end == 'K' || *end == 'k') m = 1024.0;
+    if (*end == 'M' || *end == 'm') m = 1048576.0;
+    if (*end == 'G' || *end == 'g') m = 1073741824.0;
+    if (m != 1 || *end == 'B' || *end == 'b') ++end;
+    return *end ? 0 : uint64_t(x * m);
+}
+}  // namespace
+
+uint64_t process_resident_bytes() {
+    std::ifstream f("/proc/self/statm");
+    uint64_t size = 0, resident = 0;
+    if (!(f >> size >> resident)) return 0;
+    return resident * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+uint64_t process_peak_bytes() {
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return uint64_t(u.ru_maxrss) * 1024;  // (Linux: KiB)
+}
+
+HostMemory host_memory() {
+    HostMemory m;
+    if (const char* e = std::getenv("WP_HOST_MEMORY_LIMIT"))
+        if (uint64_t limit = parse_bytes(e)) {
+            const uint64_t used = process_resident_bytes();
+            m.total = limit;
+            m.available = limit > used ? limit - used : 0;
+            m.limited = true;
+            return m;
+        }
+    std::ifstream f("/proc/meminfo");
+    std::string key, unit;
+    uint64_t kib = 0;
+    bool have_total = false, have_avail = false;
+    while (f >> key >> kib) {
+        std::getline(f, unit);
+        if (key == "MemTotal:") m.total = kib * 1024, have_total = true;
+        if (key == "MemAvailable:") m.available = kib * 1024, have_avail = true;
+    }
+    const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+    if (!have_total) m.total = uint64_t(sysconf(_SC_PHYS_PAGES)) * page;
+    if (!have_avail) m.available = uint64_t(sysconf(_SC_AVPHYS_PAGES)) * page;
+    return m;
+}
+
+std::string bytes_text(uint64_t b) {
+    char s[32];
+    if (b >= (1ull << 30))
+        std::snprintf(s, sizeof s, "%.1f GiB", double(b) / double(1ull << 30));
+    else if (b >= (1ull << 20))
+        std::snprintf(s, sizeof s, "%.1f MiB", double(b) / double(1ull << 20));
+    else
+        std::snprintf(s, sizeof s, "%.1f KiB", double(b) / 1024.0);
+    return s;
 }
 
 }  // namespace wp

@@ -35,6 +35,12 @@ std::string scene_name(const std::string& scene_path);
 // the current folder, never beside the scene.
 std::string output_for(const std::string& pattern, const std::string& output_dir, const std::string& scene_path);
 
+// The image a scene file names for itself, for the default output: pbrt-v4's `Film ... "string filename" "x.exr"`
+// (before WorldBegin, in the file itself) and Tungsten's `renderer.hdr_output_file`, else `renderer.output_file`.
+// Returns the name as written ("" when the scene names none, or the file cannot be read); `directive` gets what
+// named it ("Film \"filename\"", "renderer.hdr_output_file"). Tungsten files over 64 MiB are not searched.
+std::string scene_output_name(const std::string& scene_path, std::string* directive = nullptr);
+
 // "out/a.exr" with `tag` before the extension: "out/a.wavefront.exr" (--mode both writes one image per schedule).
 std::string with_tag(const std::string& path, const std::string& tag);
 // "out/a.exr" with its extension replaced: "out/a.compare.json".
@@ -44,6 +50,40 @@ std::string with_extension(const std::string& path, const std::string& ext);
 // (a repeated index: several workers on one GPU) into `out`. "" when it is good; otherwise the problem, naming the
 // option and the count: "--devices: device 2 does not exist: 2 CUDA GPUs are visible (0 to 1)".
 std::string parse_devices(const std::string& spec, int count, std::vector<int>& out);
+
+// What a call runs, for the options that do nothing there: the backend, the schedules, bench's ray-cast pass.
+struct OptionUse {
+    bool gpu = false;
+    bool wavefront = false, megakernel = false;       // the schedules that run
+    bool raycast = false;                             // bench: the ray-cast-only pass (it has wavefront queues)
+    int bvh_width = 2;                                // the tree (WP_BVH_WIDTH): the persistent extend is the binary's
+    std::string wavefront_hint = "--mode wavefront";  // the option that runs the wavefront ("--modes ..." in bench)
+};
+// An option given that does nothing where it is given, and why.
+struct IgnoredOption {
+    std::string option, why;
+};
+// Of the options `given` (as typed: "--capacity", "--select-compaction", ...), those that do nothing in `use`, in
+// the order given.
+std::vector<IgnoredOption> ignored_options(const std::vector<std::string>& given, const OptionUse& use);
+// The warning for them, counted, the reasons grouped: "warning: 3 options do nothing in this render (cpu
+// megakernel) and are ignored: --capacity, --sort-materials, --drain\n  --capacity, ...: wavefront only; the cpu
+// runs the megakernel here (--mode wavefront runs the wavefront)\n"; "" for none. `what`: "this render (cpu megakernel)".
+std::string ignored_options_text(const std::vector<IgnoredOption>& ignored, const std::string& what);
+
+// The host's memory: total and available (/proc/meminfo's MemTotal and MemAvailable, else sysconf's physical and
+// available pages). With WP_HOST_MEMORY_LIMIT=BYTES (a K, M or G suffix: powers of 1024) set, that limit is the
+// total and the limit less this process's resident memory is available (limited = true): for tests, and to keep a
+// render within a share of a machine.
+struct HostMemory {
+    uint64_t total = 0, available = 0;
+    bool limited = false;
+};
+HostMemory host_memory();
+uint64_t process_resident_bytes();  // now (/proc/self/statm)
+uint64_t process_peak_bytes();      // the most so far (getrusage)
+// "1.5 GiB", "320.0 MiB", "12.0 KiB"
+std::string bytes_text(uint64_t bytes);
 
 // `wavepath --version`: the version, the git commit, the CUDA architectures of the build and the GPU found now.
 std::string version_text();

@@ -1,15 +1,20 @@
 // wavepath command line.
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <nlohmann/json.hpp>
 #include "host/app/bench.h"
@@ -47,18 +52,32 @@ extern "C" void on_signal(int sig) {
     std::signal(sig, SIG_DFL);
 }
 
-// "\r[####......]  42%  1.2 s, ETA 1.6 s" on stderr, at most ten times a second, only on a terminal.
+// "\r[####......]  42%  1.2 s, ETA 1.6 s" on stderr, at most ten times a second, on a terminal. Elsewhere (a log, a
+// pipe) a line every `interval` seconds, the first after `interval` (0: none): "megakernel: 42% (1.1e+06 of
+// 2.6e+06 samples), 2.31 Msamples/s, 12.0 s, ETA 16.6 s".
 class Progress {
 public:
-    explicit Progress(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0) {}
+    Progress(std::string label, double interval)
+        : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0), interval_(interval) {}
     void operator()(uint64_t done, uint64_t total) {
-        if (!tty_ || total == 0) return;
+        if (total == 0) return;
         auto now = std::chrono::steady_clock::now();
+        double f = double(done) / double(total);
+        double el = std::chrono::duration<double>(now - t0_).count();
+        if (!tty_) {
+            if (interval_ <= 0.0 || el < next_line_ || done == last_done_) return;
+            while (next_line_ <= el) next_line_ += interval_;
+            last_done_ = done;
+            char eta[48] = "";
+            if (f > 0.0) std::snprintf(eta, sizeof eta, ", ETA %.1f s", el * (1.0 - f) / f);
+            std::fprintf(stderr, "%s: %d%% (%.3g of %.3g samples), %.2f Msamples/s, %.1f s%s\n", label_.c_str(),
+                         int(f * 100), double(done), double(total), el > 0 ? 1e-6 * double(done) / el : 0.0, el, eta);
+            std::fflush(stderr);
+            return;
+        }
         if (shown_ && now - last_ < std::chrono::milliseconds(100) && done < total) return;
         last_ = now;
         shown_ = true;
-        double f = double(done) / double(total);
-        double el = std::chrono::duration<double>(now - t0_).count();
         char bar[21];
         int k = int(f * 20 + 0.5);
         for (int i = 0; i < 20; ++i) bar[i] = i < k ? '#' : '.';
@@ -80,8 +99,77 @@ public:
 private:
     std::string label_;
     bool tty_;
+    double interval_, next_line_ = interval_;
+    uint64_t last_done_ = ~0ull;
     bool shown_ = false;
     std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now(), last_;
+};
+
+// A scene's load, watched from a thread of its own (the loaders cannot be interrupted): every `interval` seconds
+// (0: never) a line on stderr, "loading x.json: 30 s so far, 3.2 GiB resident, 12.0 GiB available", and when the
+// host runs out of memory (host_memory: at most 1/50 of it or 256 MiB left while this process holds a quarter of
+// it; with WP_HOST_MEMORY_LIMIT, resident memory past the limit) an error naming the scene and the sizes, exit code
+// 3, rather than swapping or the kernel's OOM killer. After the load, check() compares the load's peak with a
+// WP_HOST_MEMORY_LIMIT (the same verdict, whatever the thread saw).
+class LoadWatch {
+public:
+    LoadWatch(std::string path, double interval) : path_(std::move(path)), interval_(interval) {
+        thread_ = std::thread([this] { watch(); });
+    }
+    ~LoadWatch() {
+        {
+            std::lock_guard<std::mutex> l(m_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+    // "" when the load stayed within a WP_HOST_MEMORY_LIMIT, else the error
+    std::string check() const {
+        const HostMemory hm = host_memory();
+        const uint64_t peak = process_peak_bytes();
+        return hm.limited && peak > hm.total ? too_big(peak, hm) : "";
+    }
+
+private:
+    std::string too_big(uint64_t held, const HostMemory& hm) const {
+        return path_ + ": the scene does not fit in host memory: loading it " +
+               (hm.limited ? "took " + bytes_text(held) + ", over WP_HOST_MEMORY_LIMIT=" + bytes_text(hm.total)
+                           : "holds " + bytes_text(held) + " and " + bytes_text(hm.available) + " of the host's " +
+                                 bytes_text(hm.total) + " are left") +
+               " (the parse, the scene's arrays and its BVH; `--stats` on a smaller version of the scene shows what "
+               "the tree takes)";
+    }
+    void watch() {
+        const auto t0 = std::chrono::steady_clock::now();
+        double next = interval_;
+        std::unique_lock<std::mutex> l(m_);
+        while (!cv_.wait_for(l, std::chrono::milliseconds(100), [this] { return done_; })) {
+            const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const HostMemory hm = host_memory();
+            const uint64_t rss = process_resident_bytes();
+            const bool out = hm.limited
+                                 ? rss > hm.total
+                                 : hm.available < std::max<uint64_t>(hm.total / 50, 256ull << 20) && rss > hm.total / 4;
+            if (out) {
+                std::fprintf(stderr, "error: %s\n", too_big(rss, hm).c_str());
+                std::fflush(stderr);
+                std::_Exit(kExitRender);
+            }
+            if (interval_ > 0.0 && el >= next) {
+                while (next <= el) next += interval_;
+                std::fprintf(stderr, "loading %s: %.0f s so far, %s resident, %s available\n", path_.c_str(), el,
+                             bytes_text(rss).c_str(), bytes_text(hm.available).c_str());
+                std::fflush(stderr);
+            }
+        }
+    }
+    std::string path_;
+    double interval_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
 };
 
 // A count as the help texts write it: 8M, 64K, or the number.
@@ -109,12 +197,31 @@ CLI::Validator whole(uint64_t lo, uint64_t hi) {
         "", "whole");
 }
 
+// A number in [lo, hi], with a message of human size: "--clamp: -1 is out of range (0 to 1e+30; 0: off)".
+CLI::Validator real(double lo, double hi, const std::string& note = "") {
+    return CLI::Validator(
+        [lo, hi, note](std::string& v) -> std::string {
+            char range[96];
+            std::snprintf(range, sizeof range, "(%g to %g%s%s)", lo, hi, note.empty() ? "" : "; ", note.c_str());
+            size_t used = 0;
+            double x = 0;
+            bool ok = !v.empty();
+            try {
+                if (ok) x = std::stod(v, &used);
+            } catch (const std::exception&) { ok = false; }
+            if (!ok || used != v.size() || !std::isfinite(x)) return "'" + v + "' is not a number " + range;
+            if (x < lo || x > hi) return v + " is out of range " + range;
+            return "";
+        },
+        "", "real");
+}
+
 // The options `render` and `bench` share, declared once: the backend, the overrides of the scene's settings and
 // the render options, bound to `s`. Defaults come from the structs (RenderOptions); help texts print them.
 void add_render_options(CLI::App* cmd, RenderSettings& s) {
     SceneOverrides& o = s.scene;
     RenderOptions& r = s.options;
-    cmd->add_option("--backend", s.backend, "gpu, cpu or auto (the GPU when present)")
+    cmd->add_option("--backend", s.backend, "gpu, cpu or auto (default auto: the GPU when present)")
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
     cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(whole(1, kMaxSpp));
     cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(whole(1, kMaxImageSide));
@@ -139,7 +246,7 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
     cmd->add_option("--clamp", o.clamp,
                     "clamp indirect light (Cycles'): every contribution after the first bounce scaled to at most this "
                     "value per component; biased (fewer fireflies); default off")
-        ->check(CLI::Range(0.0f, 1e30f));
+        ->check(real(0.0, 1e30, "0: off"));
     cmd->add_option("--capacity", r.capacity,
                     "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
                         " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
@@ -415,10 +522,12 @@ struct RenderCall {
     std::string out, output_dir, mode = "auto", command;
     std::string samples;  // --samples START:COUNT
     std::string resume;   // --resume PART
-    bool stats = false, keep_going = false, refill_given = false;
+    bool stats = false, keep_going = false;
     uint32_t aovs = 0;                    // --aov: kernels/aov.h AovBits
     bool denoise = false;                 // --denoise
     std::string denoise_device = "auto";  // --denoise-device: auto, cpu, cuda
+    double progress = 10.0;               // --progress: seconds between progress lines off a terminal (0: none)
+    std::vector<std::string> given;       // the render options given, for those that do nothing here
     RenderSettings rs;
 };
 
@@ -467,7 +576,15 @@ int run_render(const RenderCall& c) {
                      c.out.c_str(), c.scenes.size());
         return kExitUsage;
     }
+    if (!c.output_dir.empty() && !c.out.empty() && c.out[0] == '/') {
+        std::fprintf(stderr,
+                     "error: --output-dir %s with an absolute -o %s: the output would not be in %s; give -o relative "
+                     "to it (-o '{name}.exr') or leave out --output-dir\n",
+                     c.output_dir.c_str(), c.out.c_str(), c.output_dir.c_str());
+        return kExitUsage;
+    }
     const bool both = c.mode == "both";
+    std::vector<std::string> notes;  // the outputs the scenes name for themselves (pbrt's Film, Tungsten's renderer)
     // (AOVs are kept as exact sums in the partial film, as the beauty: shards and resumes carry them)
     if (shard && c.denoise)
         problems.push_back(
@@ -477,7 +594,24 @@ int run_render(const RenderCall& c) {
     for (size_t i = 0; i < jobs.size(); ++i) {
         Job& j = jobs[i];
         j.scene = c.scenes[i];
-        j.output = output_for(c.out, c.output_dir, j.scene);
+        std::string pattern = c.out, directive;
+        if (const std::string named = scene_output_name(j.scene, &directive); !named.empty()) {
+            const std::string file = named.substr(named.find_last_of('/') + 1);
+            const std::vector<std::string>& known = image_extensions();
+            if (!c.out.empty())
+                notes.push_back(j.scene + ": its " + directive + " \"" + named + "\" is not used: -o gives the output");
+            else if (std::find(known.begin(), known.end(), extension_of(file)) == known.end())
+                notes.push_back(j.scene + ": its " + directive + " \"" + named +
+                                "\" is not used: wavepath writes .exr, .png or .pfm (-o), here the default {name}.exr");
+            else {
+                pattern = file;
+                notes.push_back(
+                    j.scene + ": writing " + output_for(file, c.output_dir, j.scene) + ", the file its " + directive +
+                    " names" + (file == named ? std::string() : " (\"" + named + "\", its folders dropped)") +
+                    ", in the " + (c.output_dir.empty() ? "current folder" : "--output-dir") + " (-o gives another)");
+            }
+        }
+        j.output = output_for(pattern, c.output_dir, j.scene);
         if (both) {
             j.images = {with_tag(j.output, "wavefront"), with_tag(j.output, "megakernel")};
             j.compare = with_extension(j.output, ".compare.json");
@@ -507,6 +641,7 @@ int run_render(const RenderCall& c) {
         for (const std::string& p : problems) std::fprintf(stderr, "error: %s\n", p.c_str());
         return kExitUsage;
     }
+    for (const std::string& n : notes) std::printf("output: %s\n", n.c_str());
 
     // 2. the backend
     std::string dev;
@@ -518,8 +653,6 @@ int run_render(const RenderCall& c) {
     const Backend be = (rs.backend == "gpu" || (rs.backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
     if (rs.backend == "auto")
         std::printf("backend: %s\n", be == Backend::Gpu ? ("gpu (" + dev + ")").c_str() : "cpu (no CUDA GPU found)");
-    if (be == Backend::Cpu && c.refill_given)
-        std::fprintf(stderr, "warning: --refill is an option of the GPU backend: ignored on the CPU\n");
     if (std::string why = devices_problem(rs); !why.empty()) {
         std::fprintf(stderr, "error: %s\n", why.c_str());
         return kExitUsage;
@@ -546,6 +679,18 @@ int run_render(const RenderCall& c) {
         modes = {Mode::Wavefront};
     else
         modes = {Mode::Megakernel};
+
+    // the options that do nothing in this backend and these schedules, counted and said
+    {
+        OptionUse use;
+        use.gpu = be == Backend::Gpu;
+        use.wavefront = std::find(modes.begin(), modes.end(), Mode::Wavefront) != modes.end();
+        use.megakernel = std::find(modes.begin(), modes.end(), Mode::Megakernel) != modes.end();
+        use.bvh_width = configured_bvh_width();
+        const std::string what = std::string("this render (") + (use.gpu ? "gpu " : "cpu ") +
+                                 (both ? "wavefront and megakernel" : mode_name(modes[0])) + ")";
+        std::fputs(ignored_options_text(ignored_options(c.given, use), what).c_str(), stderr);
+    }
 
     // the film to resume, read before the scene: its settings are the render's (unless the command line gives them)
     PartialFilm resumed;
@@ -585,7 +730,24 @@ int run_render(const RenderCall& c) {
     size_t load_errors = 0;
     for (Job& j : jobs) {
         try {
-            j.loaded = std::make_unique<LoadedScene>(load_render_scene(j.scene, rs.scene, rs.load));
+            {
+                // a large file says so before its load starts (a log shows the load from its first second)
+                struct stat fs {};
+                if (stat(j.scene.c_str(), &fs) == 0 && uint64_t(fs.st_size) >= (64ull << 20))
+                    std::fprintf(stderr, "loading %s: a %s file; host memory %s available\n", j.scene.c_str(),
+                                 bytes_text(uint64_t(fs.st_size)).c_str(), bytes_text(host_memory().available).c_str());
+                LoadWatch watch(j.scene, c.progress);
+                j.loaded = std::make_unique<LoadedScene>(load_render_scene(j.scene, rs.scene, rs.load));
+                if (std::string why = watch.check(); !why.empty()) {
+                    std::fprintf(stderr, "error: %s\n", why.c_str());
+                    j.loaded.reset();
+                    j.status = "scene error";
+                    j.code = kExitRender;
+                    ++load_errors;
+                    if (g_cancel) break;
+                    continue;
+                }
+            }
             if (c.stats || load_was_slow(*j.loaded))
                 std::fprintf(stderr, "%s\n", load_line(j.scene, *j.loaded).c_str());
             if (resuming) {  // the film's settings where the command line gives none (as its render had them)
@@ -621,6 +783,8 @@ int run_render(const RenderCall& c) {
         if (jobs.size() > 1)
             std::fprintf(stderr, "%zu of %zu scenes failed to load: nothing rendered (--keep-going renders the rest)\n",
                          load_errors, jobs.size());
+        for (const Job& j : jobs)
+            if (j.code != kExitOk) return j.code;
         return kExitInput;
     }
 
@@ -654,6 +818,38 @@ int run_render(const RenderCall& c) {
         }
         const uint64_t scene_hash = scene_fingerprint(ls.data);
         opt.aovs = resuming ? resumed.aovs : c.aovs | denoise_guides(c.denoise);  // (as checked in 2.)
+        {  // the render's host memory (film, image, AOVs, CPU queues) against what the host has left, before any
+            // of it is allocated (the GPU's own memory is checked by the GPU render, before it allocates)
+            std::string what, scene_what;
+            const bool wf = std::find(modes.begin(), modes.end(), Mode::Wavefront) != modes.end();
+            const uint64_t need = render_host_bytes(be, rp, opt, wf, unsigned(modes.size()), &what);
+            const uint64_t scene_bytes = scene_device_bytes(ls.data, &scene_what);
+            const HostMemory hm = host_memory();
+            if (c.stats)
+                std::printf(
+                    "memory: the scene's arrays %s (%s); the render about %s (%s); host memory %s available "
+                    "of %s%s\n",
+                    bytes_text(scene_bytes).c_str(), scene_what.c_str(), bytes_text(need).c_str(), what.c_str(),
+                    bytes_text(hm.available).c_str(), bytes_text(hm.total).c_str(),
+                    hm.limited ? " (WP_HOST_MEMORY_LIMIT)" : "");
+            if (c.stats && be == Backend::Gpu)
+                std::printf(
+                    "memory: on the GPU the scene's arrays and the film, %s, and the path queues: checked "
+                    "against its free memory before anything is allocated\n",
+                    bytes_text(scene_bytes + film_device_bytes(rp)).c_str());
+            if (need > hm.available) {
+                std::fprintf(stderr,
+                             "error: %s: the render does not fit in host memory: it needs about %s (%s) besides the "
+                             "loaded scene, and %s of %s are available%s: lower --width and --height\n",
+                             j.scene.c_str(), bytes_text(need).c_str(), what.c_str(), bytes_text(hm.available).c_str(),
+                             bytes_text(hm.total).c_str(), hm.limited ? " (WP_HOST_MEMORY_LIMIT)" : "");
+                j.status = "render error";
+                j.code = kExitRender;
+                j.loaded.reset();
+                if (!c.keep_going) break;
+                continue;
+            }
+        }
         std::vector<Image> images;
         std::vector<RenderStats> all;
         bool failed = false;
@@ -674,7 +870,7 @@ int run_render(const RenderCall& c) {
                         std::fflush(stdout);
                     }
                 }
-                Progress progress(std::string(mode_name(m)));
+                Progress progress(std::string(mode_name(m)), c.progress);
                 opt.progress = [&](uint64_t d, uint64_t t) { progress(d, t); };
                 auto t0 = std::chrono::steady_clock::now();
                 RenderStats st;
@@ -997,8 +1193,8 @@ int run_merge(const MergeCall& c) {
         }
         if (extension_of(c.out) != ".wpfilm")
             for (const std::string& f : write_aov_files(c.out, img)) extra += ", " + f;
-        std::printf("merged %zu parts of %s (%ux%u, %s of %u spp, rendered by %s %s) -> %s%s\n", parts.size(),
-                    m.scene.c_str(), m.width, m.height,
+        std::printf("merged %zu %s of %s (%ux%u, %s of %u spp, rendered by %s %s) -> %s%s\n", parts.size(),
+                    parts.size() == 1 ? "part" : "parts", m.scene.c_str(), m.width, m.height,
                     missing.empty() ? "all" : (std::to_string(img.samples) + " samples").c_str(), m.spp,
                     m.backend.c_str(), m.mode.c_str(), c.out.c_str(), extra.c_str());
         if (m.nonfinite)
@@ -1069,7 +1265,13 @@ int main(int argc, char** argv) {
     render->add_option("--seed", rc.rs.scene.seed, "random seed")->check(whole(0, 0xffffffffu));
     render->add_option("--mode", rc.mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
-    render->add_flag("--stats", rc.stats, "print the per-kernel table and queue sizes");
+    render->add_flag("--stats", rc.stats, "print the per-kernel table, queue sizes and memory estimate");
+    render
+        ->add_option("--progress", rc.progress,
+                     "when stderr is not a terminal (a log, a pipe): a progress line every this many seconds while "
+                     "a scene loads and renders (percent, Msamples/s, ETA); 0: none (default 10; a terminal gets a "
+                     "progress bar)")
+        ->check(real(0.0, 86400.0));
     render->add_option("--samples", rc.samples,
                        "START:COUNT: render samples START to START+COUNT-1 of every pixel (of the render's --spp) "
                        "into a partial film (-o part.wpfilm); `wavepath merge` joins the parts bit for bit");
@@ -1099,30 +1301,51 @@ int main(int argc, char** argv) {
                       "installed or in the source tree, and the published pbrt-v4 scenes veach-ajar, living-room, "
                       "pbrt-book and material-testball, installed or extracted in the build folder)");
     add_render_options(bench, bo.settings);
-    bench->add_option("--modes", bench_modes, "comma-separated schedules: wavefront,megakernel");
-    bench->add_option("--repeat", bo.repeat, "timed renders per mode (the median is reported)")
+    bench->add_option("--modes", bench_modes, "comma-separated schedules (default " + bench_modes + ")");
+    bench
+        ->add_option("--repeat", bo.repeat,
+                     "timed renders per mode, the median reported (default " + std::to_string(bo.repeat) + ")")
         ->check(whole(1, 1000000));
-    bench->add_option("--warmup", bo.warmup, "untimed renders per mode first")->check(whole(0, 1000000));
-    bench->add_option("--json", bo.json_path, "write the results as JSON (.json)");
-    bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG (.svg)");
-    bench->add_option("--raycast-spp", bo.raycast_spp, "camera rays per pixel of the ray-cast-only pass")
+    bench
+        ->add_option("--warmup", bo.warmup,
+                     "untimed renders per mode first (default " + std::to_string(bo.warmup) + ")")
+        ->check(whole(0, 1000000));
+    bench->add_option("--json", bo.json_path, "write the results as JSON (.json; default: none)");
+    bench->add_option("--plot", bo.plot_path, "write per-kernel times, stacked, as an SVG (.svg; default: none)");
+    bench
+        ->add_option("--raycast-spp", bo.raycast_spp,
+                     "camera rays per pixel of the ray-cast-only pass (default " + std::to_string(bo.raycast_spp) + ")")
         ->check(whole(1, kMaxSpp));
     bool no_raycast = false;
-    bench->add_flag("--no-raycast", no_raycast, "skip the ray-cast-only traversal pass");
+    bench->add_flag("--no-raycast", no_raycast, "skip the ray-cast-only traversal pass (default: it runs)");
     bench->add_option("--resources", bo.resources_path,
-                      "ptxas report (default: kernel_resources.txt beside the binary)");
+                      "ptxas report (default: kernel_resources.txt beside the binary, GPU only)");
     bool no_qs = false;
-    bench->add_flag("--no-queue-stats", no_qs, "wavefront: no per-depth path and shadow-ray counts (queue fill)");
+    bench->add_flag("--no-queue-stats", no_qs,
+                    "wavefront: no per-depth path and shadow-ray counts (queue fill; default: counted)");
     bool no_kt = false;
-    bench->add_flag("--no-kernel-timing", no_kt, "GPU: no per-kernel events (frame time only)");
+    bench->add_flag("--no-kernel-timing", no_kt,
+                    "GPU: no per-kernel events (frame time only; default: one more render with them)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // help and --version exit 0; every usage error exits 2 (CLI11's own codes are 100 and up)
         return app.exit(e) == 0 ? kExitOk : kExitUsage;
     }
+    // the options given that may do nothing where they are given (ignored_options)
+    auto given_options = [&](CLI::App* cmd, std::vector<std::string> names) {
+        std::vector<std::string> g;
+        for (const std::string& n : names)
+            if (cmd->count(n) > 0) g.push_back(n);
+        for (int i = 1; i < argc; ++i)  // the two spellings of one flag
+            for (const char* n : {"--push-compaction", "--select-compaction"})
+                if (std::string(argv[i]) == n) g.push_back(n);
+        return g;
+    };
+    const std::vector<std::string> render_names = {"--capacity", "--sort-materials",  "--drain",
+                                                   "--refill",   "--general-kernels", "--threads"};
     if (render->parsed()) {
-        rc.refill_given = render->count("--refill") > 0;
+        rc.given = given_options(render, render_names);
         rc.rs.devices_given = render->count("--devices") > 0;
         return run_render(rc);
     }
@@ -1179,10 +1402,20 @@ int main(int argc, char** argv) {
     }
     std::string dev;
     const bool cpu = bo.settings.backend == "cpu" || (bo.settings.backend == "auto" && !gpu_available(&dev));
-    if (cpu)
-        for (const char* flag : {"--refill", "--no-kernel-timing"})
-            if (bench->count(flag) > 0)
-                std::fprintf(stderr, "warning: %s is an option of the GPU backend: ignored on the CPU\n", flag);
+    {  // the options that do nothing in this backend and these schedules, counted and said
+        std::vector<std::string> names = render_names;
+        for (const char* n : {"--no-kernel-timing", "--no-queue-stats", "--raycast-spp"}) names.push_back(n);
+        OptionUse use;
+        use.gpu = !cpu;
+        use.wavefront = std::find(bo.modes.begin(), bo.modes.end(), Mode::Wavefront) != bo.modes.end();
+        use.megakernel = std::find(bo.modes.begin(), bo.modes.end(), Mode::Megakernel) != bo.modes.end();
+        use.raycast = bo.raycast;
+        use.bvh_width = configured_bvh_width();
+        use.wavefront_hint = "--modes wavefront";
+        std::string what = std::string("this bench (") + (cpu ? "cpu" : "gpu") + ", --modes " + bench_modes +
+                           (bo.raycast ? "" : ", --no-raycast") + ")";
+        std::fputs(ignored_options_text(ignored_options(given_options(bench, names), use), what).c_str(), stderr);
+    }
     try {
         run_bench(bo);
     } catch (const SceneError& e) {

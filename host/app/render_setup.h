@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include "host/app/cli_support.h"
 #include "host/render/render.h"
 #include "host/render/render_limits.h"
 #include "host/scene/scene_json.h"
+#include "kernels/aov.h"
+#include "queues/wavefront_queues.h"
 
 namespace wp {
 
@@ -69,6 +72,33 @@ inline std::string load_line(const std::string& path, const LoadedScene& ls) {
 }
 inline bool load_was_slow(const LoadedScene& ls) {
     return ls.load_seconds - ls.data.bvh_stats.seconds > 1.0 || ls.data.bvh_stats.seconds > 1.0;
+}
+
+// Host memory a render of a loaded scene allocates besides the scene itself, in bytes: the film's sums and their
+// copy in the partial film, the image (3 floats a pixel) and its copy for the writer, the AOVs' sums and images,
+// and on the CPU the wavefront's queues; times `images` (--mode both keeps both). `what` gets the breakdown
+// ("film 6.0 GiB, image 3.0 GiB, ..."). An estimate to check before the render (render_memory_problem).
+inline uint64_t render_host_bytes(Backend be, const RenderParams& rp, const RenderOptions& opt, bool wavefront,
+                                  unsigned images, std::string* what) {
+    const uint64_t np = rp.num_pixels();
+    const uint64_t film = 2 * 3ull * sizeof(unsigned long long) * rp.film_pixels();
+    const uint64_t image = 2 * 3ull * sizeof(float) * np;
+    const uint64_t aovs = uint64_t(aov_channels(opt.aovs)) * (sizeof(unsigned long long) + sizeof(float)) * np;
+    uint64_t queues = 0;
+    if (be == Backend::Cpu && wavefront) {
+        QueueConfig qc;
+        qc.sort_materials = opt.sort_materials;
+        qc.push = opt.push_compaction;
+        const uint64_t total = np * rp.spp;
+        queues = queue_bytes_per_path(qc) *
+                 std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1));
+    }
+    if (what) {
+        *what = "film " + bytes_text(film * images) + ", image " + bytes_text(image * images);
+        if (aovs) *what += ", AOVs " + bytes_text(aovs * images);
+        if (queues) *what += ", path queues " + bytes_text(queues);
+    }
+    return (film + image + aovs) * images + queues;
 }
 
 }  // namespace wp
