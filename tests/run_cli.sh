@@ -767,6 +767,11 @@ small_frictions)
   want_rc "--output-dir with an absolute -o" 2
   has ab "error: --output-dir od with an absolute -o $T/abs.exr: the output would not be in od"
   [ ! -e abs.exr ] || fail "abs.exr written"
+  # a folder given as the scene: said to be one (not an output named after it)
+  run fo "$WP" render "$S/" "${FAST[@]}"
+  want_rc "a folder as the scene" 1
+  has fo "is a folder, not a scene file"
+  hasnt fo "no file extension"
   # --clamp's range in words
   run cl "$WP" render "$S/cornell-box.json" "${FAST[@]}" --clamp -1 -o cl.pfm
   want_rc "--clamp -1" 2

@@ -565,6 +565,15 @@ int run_render(const RenderCall& c) {
         std::fprintf(stderr, "error: --resume continues one render: give one scene and one --mode\n");
         return kExitUsage;
     }
+    // a folder given as a scene is said to be one, before an output is named after it
+    for (const std::string& sc : c.scenes) {
+        try {
+            refuse_folder(sc);
+        } catch (const SceneError& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return kExitInput;
+        }
+    }
     // 1. the outputs, before anything is loaded: named, distinct, writable (probe files)
     std::vector<Job> jobs(c.scenes.size());
     std::vector<std::string> problems;
