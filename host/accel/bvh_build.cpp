@@ -331,6 +331,7 @@ struct Split {
     float pos = 0.0f;  // spatial split: the plane
     AABB L, R;
     uint32_t nl = 0;  // object split: references on the left
+    vec3 max_extent{0.0f};  // object split: the references' largest extent on each axis
 };
 
 // The object-split binning of the builder above, over references (their boxes' centroids).
@@ -356,11 +357,13 @@ Split object_split(SCtx& c, const Span& s) {
     uint32_t* cnt = c.cnt.data();
     for (int axis = 0; axis < 3; ++axis) c.touched[axis].clear();
     const Binner bin(cb, B);
+    V4 mx = v4_splat(0.0f);  // the largest extent (for BVHBuildOptions::split_gamma)
     if (B <= 64) {
         // the touched bins as bit masks (no branch per reference), listed in order after the pass (no sort)
         uint64_t mask[3] = {0, 0, 0};
         for (size_t j = 0; j < n; ++j) {
             const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]);
+            mx = v4_max(mx, hi - lo);
             int i[4];
             bin.bins(lo, hi, i);
             for (int axis = 0; axis < 3; ++axis) {
@@ -375,6 +378,7 @@ Split object_split(SCtx& c, const Span& s) {
     } else {
         for (size_t j = 0; j < n; ++j) {
             const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]);
+            mx = v4_max(mx, hi - lo);
             int i[4];
             bin.bins(lo, hi, i);
             for (int axis = 0; axis < 3; ++axis) {
@@ -424,6 +428,9 @@ Split object_split(SCtx& c, const Span& s) {
         best.L = best_l.aabb();
         best.R = best_r.aabb();
     }
+    float e[4];
+    v4_store(e, mx);
+    best.max_extent = vec3(e[0], e[1], e[2]);
     return best;
 }
 
@@ -648,6 +655,12 @@ void partition(SCtx& c, const Span& s, int depth, Children& ch) {
             AABB ov = meet(os.L, os.R);
             try_spatial = ov.valid() && ov.area() > c.opt.split_alpha * c.root_area &&
                           ov.area() > c.opt.split_beta * s.box.area();
+            if (try_spatial && c.opt.split_gamma > 0.0f) {
+                bool large = false;
+                for (int a = 0; a < 3; ++a)
+                    large |= os.max_extent[a] > c.opt.split_gamma * (s.box.hi[a] - s.box.lo[a]);
+                try_spatial = large;
+            }
         }
         if (try_spatial) {
             Split ss = spatial_split(c, s);

@@ -40,6 +40,12 @@ constexpr int kDefaultBVHWidth = 2;
 // 0.3 cost the helmet 6% (profiling/LOG.md entry 55).
 constexpr float kDefaultSplitBeta = 0.2f;
 
+// SceneBuilder's BVHBuildOptions::split_gamma: nor where every reference spans a quarter of the node or less on every
+// axis. Small triangles' nodes overlap where the surface curves, not where a triangle is long, and their spatial
+// splits (all that binning) hardly ever paid: the glTF sphere field tried 3.4M references in such nodes for no split
+// taken. SAH costs within 1% of gamma 0 (profiling/LOG.md entry 56).
+constexpr float kDefaultSplitGamma = 0.25f;
+
 struct BVHBuildOptions {
     int bins = 32;  // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
     uint32_t max_leaf = 2;
@@ -59,6 +65,9 @@ struct BVHBuildOptions {
     // kDefaultSplitBeta).
     uint32_t split_min_refs = 0;
     float split_beta = 0.0f;
+    // Nor in nodes whose references all span split_gamma or less of the node's extent on every axis (0: any; SceneBuilder:
+    // kDefaultSplitGamma).
+    float split_gamma = 0.0f;
     // Planes per axis of the spatial-split binning (0: bins).
     int split_bins = 0;
     // Threads of the spatial-split builder (0: the machine's cores). The tree does not depend on it: subtrees of a

@@ -269,6 +269,9 @@ SceneData SceneBuilder::build() {
     bo.split_beta = kDefaultSplitBeta;
     if (const char* e = std::getenv("WP_BVH_SPLIT_MIN_REFS")) bo.split_min_refs = uint32_t(std::max(0, std::atoi(e)));
     if (const char* e = std::getenv("WP_BVH_SPLIT_BETA")) bo.split_beta = std::max(0.0f, float(std::atof(e)));
+    // and only where a reference spans more than a quarter of the node (kDefaultSplitGamma, LOG.md entry 56)
+    bo.split_gamma = kDefaultSplitGamma;
+    if (const char* e = std::getenv("WP_BVH_SPLIT_GAMMA")) bo.split_gamma = std::max(0.0f, float(std::atof(e)));
     if (const char* e = std::getenv("WP_BVH_SPLIT_BINS")) bo.split_bins = std::max(0, std::min(256, std::atoi(e)));
     if (const char* e = std::getenv("WP_BVH_THREADS")) bo.threads = std::max(1, std::atoi(e));
     // Spatial splits (SBVH; on by default, above): Sponza's wavefront 22% faster, its first-hit and
