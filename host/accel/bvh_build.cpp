@@ -708,10 +708,9 @@ void partition(SCtx& c, const Span& s, int depth, Children& ch) {
 
 void emit_leaf(SCtx& c, BVHNode& node, int k, const Span& s) {
     set_child(node, k, s.box, uint32_t(c.out.order.size()), uint32_t(s.n));
-    for (size_t j = 0; j < s.n; ++j) {
-        c.out.order.push_back(s.refs[j].prim);
-        c.out.ref_boxes.push_back(s.refs[j].box);
-    }
+    for (size_t j = 0; j < s.n; ++j) c.out.order.push_back(s.refs[j].prim);
+    if (c.opt.ref_boxes)
+        for (size_t j = 0; j < s.n; ++j) c.out.ref_boxes.push_back(s.refs[j].box);
 }
 
 void build_node(SCtx& c, uint32_t slot, const Span& s, int depth);
@@ -733,6 +732,9 @@ struct Fork {
         c.fork_min = parent.fork_min;
         c.refs_total = 0;
         c.refs_cap = budget;
+        c.out.nodes.reserve(s.n);
+        c.out.order.reserve(s.n);
+        if (c.opt.ref_boxes) c.out.ref_boxes.reserve(s.n);
         c.out.nodes.push_back(BVHNode{});  // stands for `slot`
     }
     std::exception_ptr error;
@@ -826,7 +828,8 @@ BVHBuild build(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
     c.fork_min = n / 16;
     c.refs_cap = size_t(std::max(1.0, double(opt.split_max_growth)) * double(n));
     c.out.order.reserve(n);
-    c.out.ref_boxes.reserve(n);
+    if (opt.ref_boxes) c.out.ref_boxes.reserve(n);
+    c.out.nodes.reserve(n);  // fewer inner nodes than references (more only where spatial splits add references)
     c.out.nodes.push_back(BVHNode{});
     if (n <= opt.max_leaf) {  // as the object-split builder: both child slots name the one leaf
         c.out.depth = 1;

@@ -68,6 +68,9 @@ struct BVHBuildOptions {
     // Nor in nodes whose references all span split_gamma or less of the node's extent on every axis (0: any; SceneBuilder:
     // kDefaultSplitGamma).
     float split_gamma = 0.0f;
+    // With spatial splits, BVHBuild::ref_boxes is filled (false: left empty; SceneBuilder's binary tree does not read
+    // them, and they were a tenth of the build's memory).
+    bool ref_boxes = true;
     // Planes per axis of the spatial-split binning (0: bins).
     int split_bins = 0;
     // Threads of the spatial-split builder (0: the machine's cores). The tree does not depend on it: subtrees of a
@@ -110,8 +113,9 @@ struct BVHBuild {
     std::vector<BVHNode> nodes;
     std::vector<uint32_t> order;  // order[leaf position] = input primitive index
     int depth = 0;                // longest root-to-leaf path in nodes
-    // With spatial splits only (else empty): ref_boxes[leaf position] = the box of that reference, i.e. the
-    // primitive's box clipped to the part of it this leaf slot stands for (a sub-box of boxes[order[j]]).
+    // With spatial splits and BVHBuildOptions::ref_boxes only (else empty): ref_boxes[leaf position] = the box of that
+    // reference, i.e. the primitive's box clipped to the part of it this leaf slot stands for (a sub-box of
+    // boxes[order[j]]).
     std::vector<AABB> ref_boxes;
 };
 
