@@ -146,9 +146,10 @@ struct Ref {
 };
 static_assert(sizeof(AABB) == 24 && sizeof(Ref) == 28, "the 4-wide loads read Ref's box at bytes 0-15 and 12-27");
 
-// Four floats (x, y, z and an ignored lane): SSE2 on x86-64, plain floats elsewhere. min and max are glm's
-// (glm::min(a, b) is b < a ? b : a), so boxes grown this way are bit for bit those of AABB::grow (signed zeros too).
-#if defined(__SSE2__) || defined(_M_X64)
+// Four floats (x, y, z and an ignored lane): SSE2 on x86-64, plain floats elsewhere or with WP_BVH_NO_SSE defined (the
+// same trees, 1.5x slower). min and max are glm's (glm::min(a, b) is b < a ? b : a), so boxes grown this way are bit for
+// bit those of AABB::grow (signed zeros too).
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(WP_BVH_NO_SSE)
 struct V4 {
     __m128 v;
 };
@@ -172,20 +173,20 @@ struct V4 {
 inline V4 v4_load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
 inline V4 v4_set(float x, float y, float z) { return {{x, y, z, 0.0f}}; }
 inline V4 v4_splat(float x) { return {{x, x, x, x}}; }
-#define WP_V4_OP(name, expr)                      \
-    inline V4 name(V4 a, V4 b) {                  \
-        V4 r;                                     \
-        for (int i = 0; i < 4; ++i) {             \
-            const float x = a.v[i], y = b.v[i];   \
-            r.v[i] = (expr);                      \
-        }                                         \
-        return r;                                 \
+#define WP_V4_OP(name, expr)                    \
+    inline V4 name(V4 a, V4 b) {                \
+        V4 r;                                   \
+        for (int i = 0; i < 4; ++i) {           \
+            const float x = a.v[i], y = b.v[i]; \
+            r.v[i] = (expr);                    \
+        }                                       \
+        return r;                               \
     }
 WP_V4_OP(v4_min, y < x ? y : x)
 WP_V4_OP(v4_max, x < y ? y : x)
 WP_V4_OP(operator+, x + y)
 WP_V4_OP(operator-, x - y)
-WP_V4_OP(operator*, x * y)
+WP_V4_OP(operator*, (x * y))
 #undef WP_V4_OP
 inline void v4_store(float* p, V4 a) {
     for (int i = 0; i < 4; ++i) p[i] = a.v[i];
@@ -330,7 +331,7 @@ struct Split {
     int bin = -1;      // object split: first bin of the right side
     float pos = 0.0f;  // spatial split: the plane
     AABB L, R;
-    uint32_t nl = 0;  // object split: references on the left
+    uint32_t nl = 0;        // object split: references on the left
     vec3 max_extent{0.0f};  // object split: the references' largest extent on each axis
 };
 
@@ -657,8 +658,7 @@ void partition(SCtx& c, const Span& s, int depth, Children& ch) {
                           ov.area() > c.opt.split_beta * s.box.area();
             if (try_spatial && c.opt.split_gamma > 0.0f) {
                 bool large = false;
-                for (int a = 0; a < 3; ++a)
-                    large |= os.max_extent[a] > c.opt.split_gamma * (s.box.hi[a] - s.box.lo[a]);
+                for (int a = 0; a < 3; ++a) large |= os.max_extent[a] > c.opt.split_gamma * (s.box.hi[a] - s.box.lo[a]);
                 try_spatial = large;
             }
         }

@@ -295,7 +295,8 @@ SceneData SceneBuilder::build() {
             tris[i] = p.type == ShapeType::Triangle ? std::array<vec3, 3>{p.a, p.a + p.b, p.a + p.c} : kNotATriangle();
         }
     }
-    bo.ref_boxes = width == 8;  // the wide tree's collapse reads the references' clipped boxes; the binary tree does not
+    // the wide tree's collapse reads the references' clipped boxes; the binary tree does not
+    bo.ref_boxes = width == 8;
     // conservative boxes also for camera rays from outside the scene (BVHBuildOptions::pad_ulps)
     bo.pad_magnitude = std::max({std::fabs(d.camera.pos.x), std::fabs(d.camera.pos.y), std::fabs(d.camera.pos.z)});
     BVHBuild bvh = build_bvh(boxes, bo, bo.spatial_splits ? &tris : nullptr);
