@@ -46,6 +46,13 @@ constexpr float kDefaultSplitBeta = 0.2f;
 // taken. SAH costs within 1% of gamma 0 (profiling/LOG.md entry 56).
 constexpr float kDefaultSplitGamma = 0.25f;
 
+// SceneBuilder's BVHBuildOptions::split_bins: spatial splits choose among 16 planes per axis, not the object splits' 32.
+// The spatial binning (clipping each reference to every bin it spans) was half of Sponza's and the living room's build;
+// with 16 it took 0.32 -> 0.19 and 0.47 -> 0.29 CPU s, SAH costs within 1% (Sponza 53.36 -> 53.84, helmet 39.99 ->
+// 40.36, the living room, veach-ajar and the bunny 1-2% lower). 8 planes: Sponza +2.3%, the helmet +2.2%
+// (profiling/LOG.md entry 56).
+constexpr int kDefaultSplitBins = 16;
+
 struct BVHBuildOptions {
     int bins = 32;  // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
     uint32_t max_leaf = 2;

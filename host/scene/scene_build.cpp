@@ -281,6 +281,7 @@ SceneData SceneBuilder::build() {
     // and only where a reference spans more than a quarter of the node (kDefaultSplitGamma, LOG.md entry 56)
     bo.split_gamma = kDefaultSplitGamma;
     if (const char* e = std::getenv("WP_BVH_SPLIT_GAMMA")) bo.split_gamma = std::max(0.0f, float(std::atof(e)));
+    bo.split_bins = kDefaultSplitBins;  // 16 planes per axis for spatial splits (LOG.md entry 56)
     if (const char* e = std::getenv("WP_BVH_SPLIT_BINS")) bo.split_bins = std::max(0, std::min(256, std::atoi(e)));
     if (const char* e = std::getenv("WP_BVH_THREADS")) bo.threads = std::max(1, std::atoi(e));
     // Spatial splits (SBVH; on by default, above): Sponza's wavefront 22% faster, its first-hit and
