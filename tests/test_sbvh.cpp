@@ -526,10 +526,16 @@ TEST(SBVH, DISABLED_SponzaStats) {
 // that tries every node, on the bunny and on long thin triangles (where splits pay most); the tree is the same on
 // every build and for any thread count.
 namespace {
+// beta 0: spatial splits tried in every node; beta kDefaultSplitBeta: SceneBuilder's defaults, with kDefaultSplitGamma
+// and kDefaultSplitBins (LOG.md entry 56)
 BVHBuild sbvh_of(const std::vector<Tri>& tris, float beta, int threads) {
     BVHBuildOptions opt;
     opt.spatial_splits = true;
     opt.split_beta = beta;
+    if (beta == kDefaultSplitBeta) {
+        opt.split_gamma = kDefaultSplitGamma;
+        opt.split_bins = kDefaultSplitBins;
+    }
     opt.threads = threads;
     return build_bvh(boxes_of(tris), opt, &tris);
 }

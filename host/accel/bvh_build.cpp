@@ -7,6 +7,9 @@
 #include <queue>
 #include <stdexcept>
 #include <thread>
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
 
 namespace wp {
 namespace {
@@ -135,9 +138,121 @@ void build_node(Ctx& c, uint32_t slot, uint32_t b, uint32_t e, int depth) {
 // first, the same node numbering as the object-split builder above).
 namespace sbvh {
 
+// A reference: a primitive and the box of the part of it that the reference stands for. 28 bytes, read by the
+// 4-wide loads below as lo from its first 16 bytes and hi from bytes 12-27 (one lane too many each, ignored).
 struct Ref {
     AABB box;
     uint32_t prim;
+};
+static_assert(sizeof(AABB) == 24 && sizeof(Ref) == 28, "the 4-wide loads read Ref's box at bytes 0-15 and 12-27");
+
+// Four floats (x, y, z and an ignored lane): SSE2 on x86-64, plain floats elsewhere or with WP_BVH_NO_SSE defined (the
+// same trees, 1.5x slower). min and max are glm's (glm::min(a, b) is b < a ? b : a), so boxes grown this way are bit for
+// bit those of AABB::grow (signed zeros too).
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(WP_BVH_NO_SSE)
+struct V4 {
+    __m128 v;
+};
+inline V4 v4_load(const float* p) { return {_mm_loadu_ps(p)}; }
+inline V4 v4_set(float x, float y, float z) { return {_mm_setr_ps(x, y, z, 0.0f)}; }
+inline V4 v4_splat(float x) { return {_mm_set1_ps(x)}; }
+inline V4 v4_min(V4 a, V4 b) { return {_mm_min_ps(b.v, a.v)}; }
+inline V4 v4_max(V4 a, V4 b) { return {_mm_max_ps(b.v, a.v)}; }
+inline V4 operator+(V4 a, V4 b) { return {_mm_add_ps(a.v, b.v)}; }
+inline V4 operator-(V4 a, V4 b) { return {_mm_sub_ps(a.v, b.v)}; }
+inline V4 operator*(V4 a, V4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+inline void v4_store(float* p, V4 a) { _mm_storeu_ps(p, a.v); }
+// min(int(x), top) per lane for x >= 0 (x's NaN lanes give top)
+inline void v4_bins(V4 x, V4 top, int out[4]) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_cvttps_epi32(_mm_min_ps(x.v, top.v)));
+}
+#else
+struct V4 {
+    float v[4];
+};
+inline V4 v4_load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
+inline V4 v4_set(float x, float y, float z) { return {{x, y, z, 0.0f}}; }
+inline V4 v4_splat(float x) { return {{x, x, x, x}}; }
+#define WP_V4_OP(name, expr)                    \
+    inline V4 name(V4 a, V4 b) {                \
+        V4 r;                                   \
+        for (int i = 0; i < 4; ++i) {           \
+            const float x = a.v[i], y = b.v[i]; \
+            r.v[i] = (expr);                    \
+        }                                       \
+        return r;                               \
+    }
+WP_V4_OP(v4_min, y < x ? y : x)
+WP_V4_OP(v4_max, x < y ? y : x)
+WP_V4_OP(operator+, x + y)
+WP_V4_OP(operator-, x - y)
+WP_V4_OP(operator*, (x * y))
+#undef WP_V4_OP
+inline void v4_store(float* p, V4 a) {
+    for (int i = 0; i < 4; ++i) p[i] = a.v[i];
+}
+inline void v4_bins(V4 x, V4 top, int out[4]) {
+    for (int i = 0; i < 3; ++i) out[i] = x.v[i] < top.v[i] ? int(x.v[i]) : int(top.v[i]);
+    out[3] = 0;
+}
+#endif
+inline V4 ref_lo(const Ref& r) { return v4_load(&r.box.lo.x); }
+inline V4 ref_hi(const Ref& r) { return v4_load(&r.box.hi.x); }
+
+struct Box4 {
+    V4 lo = v4_splat(kInf), hi = v4_splat(-kInf);
+    void grow(V4 l, V4 h) {
+        lo = v4_min(lo, l);
+        hi = v4_max(hi, h);
+    }
+    void grow(const Box4& b) { grow(b.lo, b.hi); }
+    // AABB::area's arithmetic (the same float)
+    float area() const {
+        float e[4];
+        v4_store(e, v4_max(hi - lo, v4_splat(0.0f)));
+        return 2.0f * (e[0] * e[1] + e[1] * e[2] + e[2] * e[0]);
+    }
+    AABB aabb() const {
+        float l[4], h[4];
+        v4_store(l, lo);
+        v4_store(h, hi);
+        AABB b;
+        b.lo = vec3(l[0], l[1], l[2]);
+        b.hi = vec3(h[0], h[1], h[2]);
+        return b;
+    }
+};
+
+// The object split's bin of a reference on each axis: min(B - 1, int((centroid - cb.lo) * B / extent)), as the
+// scalar builder computes it (an axis without extent: bin 0). The same function bins and partitions, so the two
+// agree on every reference.
+struct Binner {
+    V4 half = v4_splat(0.5f), lo, k, top;
+    Binner(const AABB& cb, int B) {
+        float kk[3];
+        for (int axis = 0; axis < 3; ++axis) {
+            const float ext = cb.hi[axis] - cb.lo[axis];
+            kk[axis] = ext > 0.0f ? B / ext : 0.0f;
+        }
+        lo = v4_set(cb.lo.x, cb.lo.y, cb.lo.z);
+        k = v4_set(kk[0], kk[1], kk[2]);
+        top = v4_splat(float(B - 1));
+    }
+    // the centroid (0.5 * (lo + hi), glm's order of operations) and its bins
+    V4 bins(V4 rlo, V4 rhi, int out[4]) const {
+        const V4 c = (rlo + rhi) * half;
+        v4_bins((c - lo) * k, top, out);
+        return c;
+    }
+};
+
+// A node's references and a spare buffer of as many, into which an object split writes its children's (whose
+// spare buffer is then the node's): each level reads and writes its references once, nothing allocated.
+struct Span {
+    Ref* refs = nullptr;
+    Ref* spare = nullptr;
+    size_t n = 0;
+    AABB box, cb;  // the references' boxes' union and their centroids' bounds
 };
 
 struct SCtx {
@@ -150,10 +265,12 @@ struct SCtx {
     size_t refs_total = 0, refs_cap = 0;
     BVHBuild out;
     // per-node bins, reused (allocating them per node and axis cost more than binning a small node)
-    std::vector<AABB> bb, left, sbb;
+    std::vector<Box4> bb, left4;
+    std::vector<AABB> left, sbb;
     std::vector<uint32_t> cnt, cnt2, scnt;
-    std::vector<float> left_cost;
+    std::vector<float> left_cost, planes;
     std::vector<int> touched[3];
+    std::vector<Ref> sl, sr;  // a spatial split's sides, before they are copied to the children's buffer
 };
 
 vec3 centroid(const AABB& b) { return 0.5f * (b.lo + b.hi); }
@@ -214,57 +331,81 @@ struct Split {
     int bin = -1;      // object split: first bin of the right side
     float pos = 0.0f;  // spatial split: the plane
     AABB L, R;
-    uint32_t nl = 0;  // object split: references on the left
+    uint32_t nl = 0;        // object split: references on the left
+    vec3 max_extent{0.0f};  // object split: the references' largest extent on each axis
 };
 
 // The object-split binning of the builder above, over references (their boxes' centroids).
-Split object_split(SCtx& c, const std::vector<Ref>& refs, const AABB& cb) {
+Split object_split(SCtx& c, const Span& s) {
     Split best;
     const int B = c.opt.bins;
-    const size_t n = refs.size();
+    const size_t n = s.n;
+    const AABB& cb = s.cb;
     // One pass over the references bins all three axes. Only the bins a reference falls in are swept and then
     // emptied again (the touched lists): most nodes are small, and sweeping (and clearing) every one of 3 x 32
     // bins per node was most of the dragon's build (profiling/LOG.md entry 55). The planes between two non-empty
     // bins all cost the same; the one next to the right bin is taken, as the full sweep from the right took it.
+    // Bins, sweep and boxes in 4-wide registers (the same floats as AABB's), the touched bins as bit masks (no sort,
+    // no branch per reference): with the masks and the 4-wide sweep the dragon's tree took 0.43 -> 0.34 CPU s; a
+    // separate path for nodes of up to 8-32 references, sorting them by bin, was slower (LOG.md entry 56).
     if (c.bb.size() < size_t(3 * B)) {
-        c.bb.assign(3 * B, AABB());
+        c.bb.assign(3 * B, Box4());
         c.cnt.assign(3 * B, 0);
     }
-    c.left.resize(B);
+    c.left4.resize(B);
     c.left_cost.resize(B);
-    AABB* bb = c.bb.data();
+    Box4 best_l, best_r;
+    Box4* bb = c.bb.data();
     uint32_t* cnt = c.cnt.data();
-    float k[3];
-    for (int axis = 0; axis < 3; ++axis) {
-        const float ext = cb.hi[axis] - cb.lo[axis];
-        k[axis] = ext > 0.0f ? B / ext : 0.0f;
-        c.touched[axis].clear();
-    }
-    for (const Ref& r : refs) {
-        const vec3 cr = centroid(r.box);
-        for (int axis = 0; axis < 3; ++axis) {
-            const int i = std::min(B - 1, int((cr[axis] - cb.lo[axis]) * k[axis]));
-            const int bi = axis * B + i;
-            bb[bi].grow(r.box);
-            if (cnt[bi]++ == 0) c.touched[axis].push_back(i);
+    for (int axis = 0; axis < 3; ++axis) c.touched[axis].clear();
+    const Binner bin(cb, B);
+    V4 mx = v4_splat(0.0f);  // the largest extent (for BVHBuildOptions::split_gamma)
+    if (B <= 64) {
+        // the touched bins as bit masks (no branch per reference), listed in order after the pass (no sort)
+        uint64_t mask[3] = {0, 0, 0};
+        for (size_t j = 0; j < n; ++j) {
+            const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]);
+            mx = v4_max(mx, hi - lo);
+            int i[4];
+            bin.bins(lo, hi, i);
+            for (int axis = 0; axis < 3; ++axis) {
+                const int bi = axis * B + i[axis];
+                bb[bi].grow(lo, hi);
+                ++cnt[bi];
+                mask[axis] |= uint64_t(1) << i[axis];
+            }
         }
+        for (int axis = 0; axis < 3; ++axis)
+            for (uint64_t m = mask[axis]; m; m &= m - 1) c.touched[axis].push_back(__builtin_ctzll(m));
+    } else {
+        for (size_t j = 0; j < n; ++j) {
+            const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]);
+            mx = v4_max(mx, hi - lo);
+            int i[4];
+            bin.bins(lo, hi, i);
+            for (int axis = 0; axis < 3; ++axis) {
+                const int bi = axis * B + i[axis];
+                bb[bi].grow(lo, hi);
+                if (cnt[bi]++ == 0) c.touched[axis].push_back(i[axis]);
+            }
+        }
+        for (int axis = 0; axis < 3; ++axis) std::sort(c.touched[axis].begin(), c.touched[axis].end());
     }
     for (int axis = 0; axis < 3; ++axis) {
         std::vector<int>& t = c.touched[axis];
-        AABB* ab = bb + axis * B;
+        Box4* ab = bb + axis * B;
         uint32_t* ac = cnt + axis * B;
         const int m = int(t.size());
         if (cb.hi[axis] - cb.lo[axis] > 0.0f && m > 1) {
-            std::sort(t.begin(), t.end());
-            AABB acc;
+            Box4 acc;
             uint32_t na = 0;
             for (int j = 0; j < m - 1; ++j) {
                 acc.grow(ab[t[j]]);
                 na += ac[t[j]];
-                c.left[j] = acc;
+                c.left4[j] = acc;
                 c.left_cost[j] = acc.area() * na;
             }
-            acc = AABB();
+            acc = Box4();
             na = 0;
             for (int j = m - 1; j > 0; --j) {
                 acc.grow(ab[t[j]]);
@@ -274,23 +415,31 @@ Split object_split(SCtx& c, const std::vector<Ref>& refs, const AABB& cb) {
                     best.cost = cost;
                     best.axis = axis;
                     best.bin = t[j];
-                    best.L = c.left[j - 1];
-                    best.R = acc;
+                    best_l = c.left4[j - 1];
+                    best_r = acc;
                     best.nl = uint32_t(n - na);
                 }
             }
         }
         for (int i : t) {
-            ab[i] = AABB();
+            ab[i] = Box4();
             ac[i] = 0;
         }
     }
+    if (best.axis >= 0) {
+        best.L = best_l.aabb();
+        best.R = best_r.aabb();
+    }
+    float e[4];
+    v4_store(e, mx);
+    best.max_extent = vec3(e[0], e[1], e[2]);
     return best;
 }
 
 // Binned spatial split over the node box: each reference is chopped into the bins it spans (enter and exit
 // counts at its first and last non-empty part), then the planes between bins are swept.
-Split spatial_split(SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
+Split spatial_split(SCtx& c, const Span& s) {
+    const AABB& box = s.box;
     Split best;
     const int B = c.opt.split_bins > 0 ? c.opt.split_bins : c.opt.bins;
     for (int axis = 0; axis < 3; ++axis) {
@@ -305,8 +454,13 @@ Split spatial_split(SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
         uint32_t *enter = c.scnt.data(), *exit = c.scnt.data() + B, *nleft = c.cnt2.data();
         float k = B / ext;
         auto bin_of = [&](float x) { return std::max(0, std::min(B - 1, int((x - lo) * k))); };
-        auto plane = [&](int i) { return lo + ext * float(i) / float(B); };  // between bins i - 1 and i
-        for (const Ref& r : refs) {
+        // the planes between bins (plane[i] between bins i - 1 and i), computed once per axis: computed per bin and
+        // reference, their division was 8% of the spatial binning's time on the sphere field (profiling/LOG.md 56)
+        c.planes.resize(B + 1);
+        float* plane = c.planes.data();
+        for (int i = 0; i <= B; ++i) plane[i] = lo + ext * float(i) / float(B);
+        for (size_t j = 0; j < s.n; ++j) {
+            const Ref& r = s.refs[j];
             int f = bin_of(r.box.lo[axis]), l = std::max(f, bin_of(r.box.hi[axis]));
             if (f == l) {  // within one bin: no chopping
                 bb[f].grow(r.box);
@@ -322,16 +476,24 @@ Split spatial_split(SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
             // reference's box and the bin's slab. An estimate for choosing the plane (no outward rounding, unlike
             // split_ref, which makes the chosen split's boxes): the loop of split_ref per bin spent 67% of the
             // bunny's build in split_ref and nextafterf (profiling/LOG.md entry 55).
+            vec3 v[3];
+            float a[3];
+            if (t)
+                for (int q = 0; q < 3; ++q) {
+                    v[q] = (*t)[q];
+                    a[q] = v[q][axis];
+                }
             AABB below;  // crossings of the bin's lower plane
             for (int i = f; i <= l; ++i) {
                 AABB part = below, above;
+                const float p0 = plane[i], p1 = plane[i + 1];
                 if (t) {
-                    const float p0 = plane(i), p1 = plane(i + 1);
-                    for (int v = 0; v < 3; ++v) {
-                        const vec3 &v0 = (*t)[v], &v1 = (*t)[(v + 1) % 3];
-                        const float a0 = v0[axis], a1 = v1[axis];
-                        if ((i == f || a0 >= p0) && (i == l || a0 <= p1)) part.grow(v0);
+                    for (int q = 0; q < 3; ++q) {
+                        const int q1 = q == 2 ? 0 : q + 1;
+                        const float a0 = a[q], a1 = a[q1];
+                        if ((i == f || a0 >= p0) && (i == l || a0 <= p1)) part.grow(v[q]);
                         if (i < l && ((a0 < p1 && a1 > p1) || (a0 > p1 && a1 < p1))) {
+                            const vec3 &v0 = v[q], &v1 = v[q1];
                             vec3 x = v0 + (v1 - v0) * ((p1 - a0) / (a1 - a0));
                             x[axis] = p1;
                             above.grow(x);
@@ -342,8 +504,8 @@ Split spatial_split(SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
                     part = r.box;
                 }
                 AABB slab = r.box;
-                if (i > f) slab.lo[axis] = std::max(slab.lo[axis], plane(i));
-                if (i < l) slab.hi[axis] = std::min(slab.hi[axis], plane(i + 1));
+                if (i > f) slab.lo[axis] = std::max(slab.lo[axis], p0);
+                if (i < l) slab.hi[axis] = std::min(slab.hi[axis], p1);
                 part = meet(part, slab);
                 below = above;
                 if (!part.valid()) continue;
@@ -377,7 +539,7 @@ Split spatial_split(SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
             if (cost < best.cost) {
                 best.cost = cost;
                 best.axis = axis;
-                best.pos = plane(i);
+                best.pos = plane[i];
                 best.L = left[i - 1];
                 best.R = acc;
             }
@@ -386,27 +548,51 @@ Split spatial_split(SCtx& c, const std::vector<Ref>& refs, const AABB& box) {
     return best;
 }
 
-// Performs spatial split s with reference unsplitting; false (refs untouched) when a side would be empty or the
-// reference budget would be exceeded.
-bool do_spatial(SCtx& c, std::vector<Ref>& refs, const Split& s, std::vector<Ref>& lo, std::vector<Ref>& hi) {
+// A node's two children: spans of the node's spare buffer (object splits), of its own (median splits), or of a
+// buffer of their own (spatial splits, which may add references).
+struct Children {
+    Span side[2];
+    std::vector<Ref> owned;  // a spatial split's children's references and their spare buffers
+};
+
+// s.box and s.cb from s's references
+void measure(Span& s) {
+    const V4 half = v4_splat(0.5f);
+    Box4 b, cb;
+    for (size_t j = 0; j < s.n; ++j) {
+        const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]), cc = (lo + hi) * half;
+        b.grow(lo, hi);
+        cb.grow(cc, cc);
+    }
+    s.box = b.aabb();
+    s.cb = cb.aabb();
+}
+
+// Performs spatial split sp with reference unsplitting into ch (a buffer of its own); false (nothing changed) when a
+// side would be empty or the reference budget would be exceeded.
+bool do_spatial(SCtx& c, const Span& s, const Split& sp, Children& ch) {
     struct Straddle {
         Ref r;
         AABB l, h;
     };
-    const int a = s.axis;
-    std::vector<Ref> L, R;
+    const int a = sp.axis;
+    std::vector<Ref>& L = c.sl;
+    std::vector<Ref>& R = c.sr;
+    L.clear();
+    R.clear();
     std::vector<Straddle> st;
     AABB lb, rb;
-    for (const Ref& r : refs) {
-        if (r.box.hi[a] <= s.pos) {
+    for (size_t j = 0; j < s.n; ++j) {
+        const Ref& r = s.refs[j];
+        if (r.box.hi[a] <= sp.pos) {
             L.push_back(r);
             lb.grow(r.box);
-        } else if (r.box.lo[a] >= s.pos) {
+        } else if (r.box.lo[a] >= sp.pos) {
             R.push_back(r);
             rb.grow(r.box);
         } else {
             AABB pl, pr;
-            split_ref(c, r, a, s.pos, pl, pr);
+            split_ref(c, r, a, sp.pos, pl, pr);
             if (!pl.valid() && !pr.valid()) pl = r.box;  // not expected
             if (!pr.valid()) {
                 L.push_back(Ref{pl, r.prim});
@@ -443,108 +629,119 @@ bool do_spatial(SCtx& c, std::vector<Ref>& refs, const Split& s, std::vector<Ref
             R.push_back(Ref{x.h, x.r.prim});
         }
     }
-    size_t n = refs.size(), extra = L.size() + R.size() - n;
+    const size_t n = s.n, extra = L.size() + R.size() - n;
     if (L.empty() || R.empty() || c.refs_total + extra > c.refs_cap) return false;
     c.refs_total += extra;
-    lo = std::move(L);
-    hi = std::move(R);
+    const size_t m = L.size() + R.size();
+    ch.owned.resize(2 * m);
+    Ref* p = ch.owned.data();
+    std::copy(L.begin(), L.end(), p);
+    std::copy(R.begin(), R.end(), p + L.size());
+    ch.side[0] = Span{p, p + m, L.size()};
+    ch.side[1] = Span{p + L.size(), p + m + L.size(), R.size()};
+    measure(ch.side[0]);
+    measure(ch.side[1]);
     return true;
 }
 
-AABB bounds(const std::vector<Ref>& refs) {
-    AABB b;
-    for (const Ref& r : refs) b.grow(r.box);
-    return b;
-}
-
-// Splits refs into lo and hi (both non-empty); their boxes in sb (the object split's bins give them, else bounds).
-void partition(SCtx& c, std::vector<Ref>& refs, int depth, std::vector<Ref>& lo, std::vector<Ref>& hi, AABB sb[2]) {
-    AABB box, cb;
-    for (const Ref& r : refs) {
-        box.grow(r.box);
-        cb.grow(centroid(r.box));
-    }
+// Splits s into two non-empty children, with their boxes (the object split's bins give them, else measure).
+void partition(SCtx& c, const Span& s, int depth, Children& ch) {
     const int B = c.opt.bins;
     if (depth < c.opt.max_depth) {
-        Split os = object_split(c, refs, cb);
+        Split os = object_split(c, s);
         // Spatial splits need not reduce the reference count, so they stop early enough to leave the object
         // splits below room to finish under max_depth: depth + 2 log2(n) < max_depth.
-        bool try_spatial =
-            c.refs_total < c.refs_cap && depth + 2 * std::ilogb(double(refs.size())) + 2 < c.opt.max_depth;
-        if (refs.size() < c.opt.split_min_refs) try_spatial = false;
+        bool try_spatial = c.refs_total < c.refs_cap && depth + 2 * std::ilogb(double(s.n)) + 2 < c.opt.max_depth;
+        if (s.n < c.opt.split_min_refs) try_spatial = false;
         if (try_spatial && os.axis >= 0) {
             AABB ov = meet(os.L, os.R);
-            try_spatial =
-                ov.valid() && ov.area() > c.opt.split_alpha * c.root_area && ov.area() > c.opt.split_beta * box.area();
+            try_spatial = ov.valid() && ov.area() > c.opt.split_alpha * c.root_area &&
+                          ov.area() > c.opt.split_beta * s.box.area();
+            if (try_spatial && c.opt.split_gamma > 0.0f) {
+                bool large = false;
+                for (int a = 0; a < 3; ++a) large |= os.max_extent[a] > c.opt.split_gamma * (s.box.hi[a] - s.box.lo[a]);
+                try_spatial = large;
+            }
         }
         if (try_spatial) {
-            Split ss = spatial_split(c, refs, box);
-            if (ss.axis >= 0 && ss.cost < os.cost && do_spatial(c, refs, ss, lo, hi)) {
-                sb[0] = bounds(lo);
-                sb[1] = bounds(hi);
-                return;
-            }
+            Split ss = spatial_split(c, s);
+            if (ss.axis >= 0 && ss.cost < os.cost && do_spatial(c, s, ss, ch)) return;
         }
-        if (os.axis >= 0) {
-            float l0 = cb.lo[os.axis], k = B / (cb.hi[os.axis] - l0);
-            lo.reserve(os.nl);
-            hi.reserve(refs.size() - os.nl);
-            for (const Ref& r : refs)
-                (std::min(B - 1, int((centroid(r.box)[os.axis] - l0) * k)) < os.bin ? lo : hi).push_back(r);
-            if (!lo.empty() && !hi.empty()) {
-                sb[0] = os.L;
-                sb[1] = os.R;
-                return;
+        if (os.axis >= 0 && os.nl > 0 && os.nl < s.n) {
+            // Stable: each side keeps the node's order. The left side first, the right after os.nl references.
+            const Binner bin(s.cb, B);
+            Ref *L = s.spare, *R = s.spare + os.nl;
+            const size_t nr_max = s.n - os.nl;
+            size_t nl = 0, nr = 0;
+            Box4 cl, cr;
+            for (size_t j = 0; j < s.n; ++j) {
+                const Ref& r = s.refs[j];
+                const V4 lo = ref_lo(r), hi = ref_hi(r);
+                int i[4];
+                const V4 cc = bin.bins(lo, hi, i);
+                if (i[os.axis] < os.bin) {
+                    if (nl == os.nl) throw std::logic_error("build_bvh: the object split's counts disagree");
+                    L[nl++] = r;
+                    cl.grow(cc, cc);
+                } else {
+                    if (nr == nr_max) throw std::logic_error("build_bvh: the object split's counts disagree");
+                    R[nr++] = r;
+                    cr.grow(cc, cc);
+                }
             }
-            lo.clear();
-            hi.clear();
+            ch.side[0] = Span{L, s.refs, nl, os.L, cl.aabb()};
+            ch.side[1] = Span{R, s.refs + nl, nr, os.R, cr.aabb()};
+            return;
         }
     }
     // Median split on the largest centroid extent (degenerate centroids, or depth limit reached).
-    vec3 ext = cb.hi - cb.lo;
+    vec3 ext = s.cb.hi - s.cb.lo;
     int axis = ext.y > ext.x ? 1 : 0;
     if (ext.z > ext[axis]) axis = 2;
-    size_t m = refs.size() / 2;
-    std::nth_element(refs.begin(), refs.begin() + m, refs.end(),
+    size_t m = s.n / 2;
+    std::nth_element(s.refs, s.refs + m, s.refs + s.n,
                      [&](const Ref& x, const Ref& y) { return centroid(x.box)[axis] < centroid(y.box)[axis]; });
-    lo.assign(refs.begin(), refs.begin() + m);
-    hi.assign(refs.begin() + m, refs.end());
-    sb[0] = bounds(lo);
-    sb[1] = bounds(hi);
+    ch.side[0] = Span{s.refs, s.spare, m};
+    ch.side[1] = Span{s.refs + m, s.spare + m, s.n - m};
+    measure(ch.side[0]);
+    measure(ch.side[1]);
 }
 
-void emit_leaf(SCtx& c, BVHNode& node, int k, const std::vector<Ref>& refs) {
-    set_child(node, k, bounds(refs), uint32_t(c.out.order.size()), uint32_t(refs.size()));
-    for (const Ref& r : refs) {
-        c.out.order.push_back(r.prim);
-        c.out.ref_boxes.push_back(r.box);
-    }
+void emit_leaf(SCtx& c, BVHNode& node, int k, const Span& s) {
+    set_child(node, k, s.box, uint32_t(c.out.order.size()), uint32_t(s.n));
+    for (size_t j = 0; j < s.n; ++j) c.out.order.push_back(s.refs[j].prim);
+    if (c.opt.ref_boxes)
+        for (size_t j = 0; j < s.n; ++j) c.out.ref_boxes.push_back(s.refs[j].box);
 }
 
-void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth);
+void build_node(SCtx& c, uint32_t slot, const Span& s, int depth);
 
-// Subtree `refs` under node `slot` built apart (in its own context, on a thread of its own when there are several),
+// Subtree `s` under node `slot` built apart (in its own context, on a thread of its own when there are several),
 // then appended: its nodes after those made so far, its leaves after the leaves so far (the depth-first layout of
 // a build in one piece, since the subtree is built last of the node's). It spends `budget` more references at most.
+// Its references and spare buffer are its own part of the parent's.
 struct Fork {
     SCtx c;
     uint32_t slot;
-    std::vector<Ref> refs;
+    Span s;
     int depth;
     std::thread t;
-    Fork(const SCtx& parent, uint32_t slot, std::vector<Ref>&& r, int depth, size_t budget)
-        : c{parent.boxes, parent.tris, parent.opt}, slot(slot), refs(std::move(r)), depth(depth) {
+    Fork(const SCtx& parent, uint32_t slot, const Span& s, int depth, size_t budget)
+        : c{parent.boxes, parent.tris, parent.opt}, slot(slot), s(s), depth(depth) {
         c.root_area = parent.root_area;
         c.threads = parent.threads;
         c.fork_min = parent.fork_min;
         c.refs_total = 0;
         c.refs_cap = budget;
+        c.out.nodes.reserve(s.n);
+        c.out.order.reserve(s.n);
+        if (c.opt.ref_boxes) c.out.ref_boxes.reserve(s.n);
         c.out.nodes.push_back(BVHNode{});  // stands for `slot`
     }
     std::exception_ptr error;
     void run() {
         try {
-            build_node(c, 0, refs, depth);
+            build_node(c, 0, s, depth);
         } catch (...) { error = std::current_exception(); }
     }
     void append_to(SCtx& p) {
@@ -568,20 +765,19 @@ struct Fork {
     }
 };
 
-void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth) {
+void build_node(SCtx& c, uint32_t slot, const Span& s, int depth) {
     c.out.depth = std::max(c.out.depth, depth + 1);
-    std::vector<Ref> side[2];
-    AABB sb[2];
-    partition(c, refs, depth, side[0], side[1], sb);
-    std::vector<Ref>().swap(refs);
+    Children ch;
+    partition(c, s, depth, ch);
+    const Span* side = ch.side;
     uint32_t inner[2] = {kInvalid, kInvalid};
     for (int k = 0; k < 2; ++k) {
-        if (side[k].size() <= c.opt.max_leaf) {
+        if (side[k].n <= c.opt.max_leaf) {
             emit_leaf(c, c.out.nodes[slot], k, side[k]);
         } else {
             inner[k] = uint32_t(c.out.nodes.size());
             c.out.nodes.push_back(BVHNode{});
-            set_child(c.out.nodes[slot], k, sb[k], inner[k], 0);
+            set_child(c.out.nodes[slot], k, side[k].box, inner[k], 0);
         }
     }
     // Where both sides hold a sixteenth of the input or more (and 4096 references), the second side is built apart,
@@ -591,11 +787,11 @@ void build_node(SCtx& c, uint32_t slot, std::vector<Ref>& refs, int depth) {
     // references (profiling/LOG.md entry 55).
     constexpr size_t kForkMin = 4096;
     if (inner[0] != kInvalid && inner[1] != kInvalid &&
-        std::min(side[0].size(), side[1].size()) >= std::max(kForkMin, c.fork_min)) {
+        std::min(side[0].n, side[1].n) >= std::max(kForkMin, c.fork_min)) {
         const size_t left = c.refs_cap > c.refs_total ? c.refs_cap - c.refs_total : 0;
-        const size_t n0 = side[0].size(), n1 = side[1].size();
+        const size_t n0 = side[0].n, n1 = side[1].n;
         const size_t b1 = size_t(double(left) * double(n1) / double(n0 + n1));
-        Fork f(c, inner[1], std::move(side[1]), depth + 1, b1);
+        Fork f(c, inner[1], side[1], depth + 1, b1);
         const size_t cap = c.refs_cap;
         c.refs_cap = c.refs_total + (left - b1);
         if (c.threads > 1) f.t = std::thread([&f] { f.run(); });
@@ -623,27 +819,26 @@ BVHBuild build(const std::vector<AABB>& boxes, const BVHBuildOptions& opt,
     SCtx c{boxes, tris, opt};
     size_t n = boxes.size();
     if (n == 0) return c.out;
-    std::vector<Ref> refs(n);
-    AABB root;
-    for (size_t i = 0; i < n; ++i) {
-        refs[i] = Ref{boxes[i], uint32_t(i)};
-        root.grow(boxes[i]);
-    }
-    c.root_area = root.area();
+    std::vector<Ref> buf(2 * n);  // the references and their spare buffer (Span)
+    Span root{buf.data(), buf.data() + n, n};
+    for (size_t i = 0; i < n; ++i) buf[i] = Ref{boxes[i], uint32_t(i)};
+    measure(root);
+    c.root_area = root.box.area();
     c.threads = opt.threads > 0 ? opt.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     c.refs_total = n;
     c.fork_min = n / 16;
     c.refs_cap = size_t(std::max(1.0, double(opt.split_max_growth)) * double(n));
     c.out.order.reserve(n);
-    c.out.ref_boxes.reserve(n);
+    if (opt.ref_boxes) c.out.ref_boxes.reserve(n);
+    c.out.nodes.reserve(n);  // fewer inner nodes than references (more only where spatial splits add references)
     c.out.nodes.push_back(BVHNode{});
     if (n <= opt.max_leaf) {  // as the object-split builder: both child slots name the one leaf
         c.out.depth = 1;
-        emit_leaf(c, c.out.nodes[0], 0, refs);
-        set_child(c.out.nodes[0], 1, bounds(refs), 0, uint32_t(n));
+        emit_leaf(c, c.out.nodes[0], 0, root);
+        set_child(c.out.nodes[0], 1, root.box, 0, uint32_t(n));
         return c.out;
     }
-    build_node(c, 0, refs, 0);
+    build_node(c, 0, root, 0);
     return c.out;
 }
 

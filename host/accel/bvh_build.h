@@ -40,6 +40,19 @@ constexpr int kDefaultBVHWidth = 2;
 // 0.3 cost the helmet 6% (profiling/LOG.md entry 55).
 constexpr float kDefaultSplitBeta = 0.2f;
 
+// SceneBuilder's BVHBuildOptions::split_gamma: nor where every reference spans a quarter of the node or less on every
+// axis. Small triangles' nodes overlap where the surface curves, not where a triangle is long, and their spatial
+// splits (all that binning) hardly ever paid: the glTF sphere field tried 3.4M references in such nodes for no split
+// taken. SAH costs within 1% of gamma 0 (profiling/LOG.md entry 56).
+constexpr float kDefaultSplitGamma = 0.25f;
+
+// SceneBuilder's BVHBuildOptions::split_bins: spatial splits choose among 16 planes per axis, not the object splits' 32.
+// The spatial binning (clipping each reference to every bin it spans) was half of Sponza's and the living room's build;
+// with 16 it took 0.32 -> 0.19 and 0.47 -> 0.29 CPU s, SAH costs within 1% (Sponza 53.36 -> 53.84, helmet 39.99 ->
+// 40.36, the living room, veach-ajar and the bunny 1-2% lower). 8 planes: Sponza +2.3%, the helmet +2.2%
+// (profiling/LOG.md entry 56).
+constexpr int kDefaultSplitBins = 16;
+
 struct BVHBuildOptions {
     int bins = 32;  // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
     uint32_t max_leaf = 2;
@@ -59,6 +72,12 @@ struct BVHBuildOptions {
     // kDefaultSplitBeta).
     uint32_t split_min_refs = 0;
     float split_beta = 0.0f;
+    // Nor in nodes whose references all span split_gamma or less of the node's extent on every axis (0: any; SceneBuilder:
+    // kDefaultSplitGamma).
+    float split_gamma = 0.0f;
+    // With spatial splits, BVHBuild::ref_boxes is filled (false: left empty; SceneBuilder's binary tree does not read
+    // them, and they were a tenth of the build's memory).
+    bool ref_boxes = true;
     // Planes per axis of the spatial-split binning (0: bins).
     int split_bins = 0;
     // Threads of the spatial-split builder (0: the machine's cores). The tree does not depend on it: subtrees of a
@@ -101,8 +120,9 @@ struct BVHBuild {
     std::vector<BVHNode> nodes;
     std::vector<uint32_t> order;  // order[leaf position] = input primitive index
     int depth = 0;                // longest root-to-leaf path in nodes
-    // With spatial splits only (else empty): ref_boxes[leaf position] = the box of that reference, i.e. the
-    // primitive's box clipped to the part of it this leaf slot stands for (a sub-box of boxes[order[j]]).
+    // With spatial splits and BVHBuildOptions::ref_boxes only (else empty): ref_boxes[leaf position] = the box of that
+    // reference, i.e. the primitive's box clipped to the part of it this leaf slot stands for (a sub-box of
+    // boxes[order[j]]).
     std::vector<AABB> ref_boxes;
 };
 

@@ -87,6 +87,9 @@ public:
     // Triangle with corner attributes (corner k of attr belongs to vertex a, b, c for k = 0, 1, 2).
     void triangle(vec3 a, vec3 b, vec3 c, MatHandle m, const TriAttr& attr, vec3 Le = vec3(0.0f),
                   bool two_sided = false);
+    // Room for `more` primitives, `with_attr` of them with corner attributes (a mesh's, before its triangles: no
+    // copies as the arrays grow one by one; a load's speed only).
+    void reserve(size_t more, size_t with_attr);
     // Unit cube [-1,1]^3 under transform M, as six outward-facing quads.
     void cube(const mat4& M, MatHandle m, vec3 Le = vec3(0.0f), bool two_sided = false);
     // pbrt-v4's delta lights, found by next-event estimation alone. Point: intensity I (W/sr) at pos. Spot: at pos,
