@@ -360,35 +360,33 @@ Split object_split(SCtx& c, const Span& s) {
     for (int axis = 0; axis < 3; ++axis) c.touched[axis].clear();
     const Binner bin(cb, B);
     V4 mx = v4_splat(0.0f);  // the largest extent (for BVHBuildOptions::split_gamma)
+    // one pass over the references: each grows its bin's box on every axis; touch(axis, bin index, bin) counts it
+    auto bin_refs = [&](auto&& touch) {
+        for (size_t j = 0; j < n; ++j) {
+            const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]);
+            mx = v4_max(mx, hi - lo);
+            int i[4];
+            bin.bins(lo, hi, i);
+            for (int axis = 0; axis < 3; ++axis) {
+                const int bi = axis * B + i[axis];
+                bb[bi].grow(lo, hi);
+                touch(axis, bi, i[axis]);
+            }
+        }
+    };
     if (B <= 64) {
         // the touched bins as bit masks (no branch per reference), listed in order after the pass (no sort)
         uint64_t mask[3] = {0, 0, 0};
-        for (size_t j = 0; j < n; ++j) {
-            const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]);
-            mx = v4_max(mx, hi - lo);
-            int i[4];
-            bin.bins(lo, hi, i);
-            for (int axis = 0; axis < 3; ++axis) {
-                const int bi = axis * B + i[axis];
-                bb[bi].grow(lo, hi);
-                ++cnt[bi];
-                mask[axis] |= uint64_t(1) << i[axis];
-            }
-        }
+        bin_refs([&](int axis, int bi, int k) {
+            ++cnt[bi];
+            mask[axis] |= uint64_t(1) << k;
+        });
         for (int axis = 0; axis < 3; ++axis)
             for (uint64_t m = mask[axis]; m; m &= m - 1) c.touched[axis].push_back(__builtin_ctzll(m));
     } else {
-        for (size_t j = 0; j < n; ++j) {
-            const V4 lo = ref_lo(s.refs[j]), hi = ref_hi(s.refs[j]);
-            mx = v4_max(mx, hi - lo);
-            int i[4];
-            bin.bins(lo, hi, i);
-            for (int axis = 0; axis < 3; ++axis) {
-                const int bi = axis * B + i[axis];
-                bb[bi].grow(lo, hi);
-                if (cnt[bi]++ == 0) c.touched[axis].push_back(i[axis]);
-            }
-        }
+        bin_refs([&](int axis, int bi, int k) {
+            if (cnt[bi]++ == 0) c.touched[axis].push_back(k);
+        });
         for (int axis = 0; axis < 3; ++axis) std::sort(c.touched[axis].begin(), c.touched[axis].end());
     }
     for (int axis = 0; axis < 3; ++axis) {

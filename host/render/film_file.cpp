@@ -1,5 +1,4 @@
 #include "host/render/film_file.h"
-#include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include "host/render/render_limits.h"
+#include "host/scene/mesh_obj.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
 #include "kernels/film.h"
@@ -284,8 +284,7 @@ struct HeaderReader {
 }  // namespace
 
 PartialFilm read_film(const std::string& path) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw FilmError(path + ": is a folder, not a film file");
+    if (is_folder(path)) throw FilmError(path + ": is a folder, not a film file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw FilmError(path + ": cannot open");
     std::string magic, header;

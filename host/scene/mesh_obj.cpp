@@ -60,11 +60,14 @@ void check_vertex_lines(const std::string& path, const std::string& text) {
 }
 }  // namespace
 
+bool is_folder(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 ObjMesh load_obj(const std::string& path, const mat4& M, bool smooth) {
     {
-        struct stat st;
-        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-            throw MeshError(path + ": is a folder, not a mesh file");
+        if (is_folder(path)) throw MeshError(path + ": is a folder, not a mesh file");
         std::ifstream probe(path, std::ios::binary);
         if (!probe) throw MeshError("cannot open '" + path + "'");
         const std::string text((std::istreambuf_iterator<char>(probe)), std::istreambuf_iterator<char>());

@@ -12,6 +12,9 @@ namespace wp {
 struct MeshError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// Whether path names a folder: the readers (scenes, meshes, films) say so before a stream reads a folder as an
+// empty or unreadable file.
+bool is_folder(const std::string& path);
 
 struct ObjMaterial {
     std::string name;

@@ -4,7 +4,6 @@
 // allocated or looped over, every read is bounds-checked, integers are assembled from bytes (no type punning,
 // no unaligned loads) and parsed without signed overflow.
 #include "host/scene/mesh_ply.h"
-#include <sys/stat.h>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -426,8 +425,7 @@ std::string fmt(double d) {
 bool finite_vec(vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
 std::vector<char> read_file(const std::string& path) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw MeshError(path + ": is a folder, not a mesh file");
+    if (is_folder(path)) throw MeshError(path + ": is a folder, not a mesh file");
     std::ifstream f(path, std::ios::binary);
     if (!f) throw MeshError(path + ": cannot open '" + path + "'");
     f.seekg(0, std::ios::end);

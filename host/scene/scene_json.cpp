@@ -227,9 +227,7 @@ std::string integer_problem(const json& j, long long lo, long long hi) {
 }
 
 void refuse_folder(const std::string& path, const char* what) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        throw SceneError(path + ": is a folder, not " + std::string(what));
+    if (is_folder(path)) throw SceneError(path + ": is a folder, not " + std::string(what));
 }
 
 namespace {
