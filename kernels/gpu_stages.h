@@ -3,12 +3,14 @@
 // stages, compact_select and sort_materials, are rows and ranges around CUB's own kernels).
 // Plain C++: the drivers in host/render/render_gpu.cpp are compiled by the host compiler.
 #pragma once
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include "kernels/features.h"
 #include "kernels/film.h"
 #include "kernels/kernel_attr.h"
 #include "kernels/launch.h"
+#include "kernels/ray_order.h"
 #include "kernels/scene_view.h"
 #include "queues/wavefront_queues.h"
 
@@ -52,6 +54,11 @@ template <uint32_t F>
 constexpr int drain_min_blocks() {
     return F == kFeaturesSpheres ? 8 : 5;
 }
+// Experiment knob (profiling/LOG.md entry 58): the layered kernels' budget, WP_EXP_LAYERED_BLOCKS (0: the default).
+inline int experiment_layered_blocks() {
+    const char* e = std::getenv("WP_EXP_LAYERED_BLOCKS");
+    return e ? std::atoi(e) : 0;
+}
 #define WP_SHADE_BOUNDS(F) __launch_bounds__(kStageBlock, shade_min_blocks<F>())
 #define WP_MEGAKERNEL_BOUNDS(F) __launch_bounds__(kStageBlock, megakernel_min_blocks<F>())
 #define WP_DRAIN_BOUNDS(F) __launch_bounds__(kStageBlock, drain_min_blocks<F>())
@@ -87,6 +94,15 @@ void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& 
 // sort_materials: radix sort of the n material keys (kMaterialKeyBits bits), carrying q.order_iota into q.order.
 size_t sort_materials_temp_bytes(uint32_t capacity);
 void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t n);
+// sort_rays: the keys of paths [0, n)'s rays (kernels/ray_order.h), radix-sorted carrying the identity into
+// q.ray_order (the order extend traces them in); sort_shadow: the same for the shadow rays, launched over an upper
+// bound n_max of their count (empty slots sort last).
+size_t sort_rays_temp_bytes(uint32_t capacity);
+void launch_sort_rays(Launcher& L, void* temp, size_t temp_bytes, const SceneView& s, const WavefrontQueues& q,
+                      uint32_t n, RayKeyPoint point);
+void launch_sort_shadow(Launcher& L, void* temp, size_t temp_bytes, const SceneView& s, const WavefrontQueues& q,
+                        uint32_t n_max, RayKeyPoint point);
+KernelAttr attr_sort_rays();
 // shade: paths [0, n) (in q.order when set); pushes shadow rays onto q.shadow, live paths onto q.next (push) or
 // flags them (select).
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,

@@ -170,6 +170,7 @@ struct SceneView {
     const F4* tex_texels = nullptr;
     const TexInfo* textures = nullptr;
     CameraData camera;
+    vec3 bounds_lo{0.0f}, bounds_hi{0.0f};  // the scene's box (the ray sort's grid, kernels/ray_order.h)
     uint32_t features =
         kFeaturesAll;  // what the scene uses (kernels/features.h; light sampling apart: render_features)
 };

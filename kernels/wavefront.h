@@ -3,6 +3,7 @@
 // around it. The GPU launchers (kernels/<stage>.cu) and the CPU launchers (host/render/render_cpu.cpp) run these
 // same functions, so the two backends and the two schedules differ only in scheduling.
 #pragma once
+#include "kernels/ray_order.h"
 #include "kernels/stages.h"
 #include "queues/wavefront_queues.h"
 
@@ -15,14 +16,17 @@ WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQ
     q.paths.store(slot, generate_path(s, rp, index));
 }
 
-// extend: closest hit of path i's ray; with sorting, its material key. extend_ray and extend_done are its two
-// halves, for the persistent GPU kernel that runs the traversal between them (kernels/persistent.h).
-WP_HD Ray extend_ray(const WavefrontQueues& q, uint32_t i) { return path_ray(q.paths.load(i)); }
+// extend: closest hit of item i's path (path i, or ray_order[i] when the rays are sorted); with material sorting, its
+// material key. extend_ray and extend_done are its two halves, for the persistent GPU kernel that runs the traversal
+// between them (kernels/persistent.h). Hits and keys are stored by path, so nothing after extend sees the order.
+WP_HD uint32_t extend_path_index(const WavefrontQueues& q, uint32_t i) { return q.extend_sorted ? q.ray_order[i] : i; }
+WP_HD Ray extend_ray(const WavefrontQueues& q, uint32_t i) { return path_ray(q.paths.load(extend_path_index(q, i))); }
 WP_HD void extend_done(const SceneView& s, const WavefrontQueues& q, uint32_t i, const Hit& h) {
-    q.hits.store(i, h);
+    const uint32_t j = extend_path_index(q, i);
+    q.hits.store(j, h);
     if (q.material_key) {
-        q.material_key[i] = h.prim == kInvalid ? 0u : 1u + (load4(&s.prims.info[h.prim]).y >> 28);
-        q.order_iota[i] = i;
+        q.material_key[j] = h.prim == kInvalid ? 0u : 1u + (load4(&s.prims.info[h.prim]).y >> 28);
+        q.order_iota[j] = j;
     }
 }
 template <int W = 0, uint32_t F = kFeaturesAll>
@@ -68,10 +72,29 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
     }
 }
 
-// shadow: shadow ray i; unoccluded light reaches its pixel.
+// shadow: shadow ray i (or ray_order[i] when sorted); unoccluded light reaches its pixel.
 template <int W = 0>
 WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t i) {
-    shadow_trace<W>(s, film, q.shadow.load(i));
+    shadow_trace<W>(s, film, q.shadow.load(q.shadow_sorted ? q.ray_order[i] : i));
+}
+
+// sort_rays: the sort key of path i's ray (kernels/ray_order.h), and the identity the sort carries.
+WP_HD void sort_rays_key(const SceneView& s, const WavefrontQueues& q, uint32_t i, RayKeyPoint point) {
+    const F4 o = load_stream(&q.paths.o_pdf[i]), d = load_stream(&q.paths.dir_pixel[i]);
+    q.ray_key[i] = ray_sort_key(s, xyz(o), xyz(d), ray_key_extension_length(s), point);
+    q.ray_iota[i] = i;
+}
+// sort_shadow: the same for shadow ray i of the n_max slots that may hold one (kRayKeyNone past the queue's
+// length: those sort last).
+WP_HD void sort_shadow_key(const SceneView& s, const WavefrontQueues& q, uint32_t i, uint32_t count,
+                           RayKeyPoint point) {
+    if (i < count) {
+        const F4 o = load_stream(&q.shadow.o_tmax[i]), d = load_stream(&q.shadow.d_pixel[i]);
+        q.ray_key[i] = ray_sort_key(s, xyz(o), xyz(d), o.w, point);
+    } else {
+        q.ray_key[i] = kRayKeyNone;
+    }
+    q.ray_iota[i] = i;
 }
 
 // drain: path i of the queue run to its end by one thread (finish_path, the megakernel's loop over the same

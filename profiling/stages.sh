@@ -6,6 +6,8 @@ stage_kernel_regex() {
   case "$1" in
     compact_select) echo "DeviceSelectSweepKernel|DeviceCompactInitKernel" ;;
     sort_materials) echo "DeviceRadixSort[A-Za-z]*Kernel" ;;
+    sort_rays) echo "sort_rays|DeviceRadixSort[A-Za-z]*Kernel" ;;
+    sort_shadow) echo "sort_shadow|DeviceRadixSort[A-Za-z]*Kernel" ;;
     *) echo "$1" ;;
   esac
 }
@@ -15,6 +17,7 @@ stage_render_args() {
     megakernel) echo "--mode megakernel" ;;
     aov) echo "--mode megakernel --aov albedo,normal,depth" ;;
     sort_materials) echo "--mode wavefront --sort-materials" ;;
+    sort_rays | sort_shadow) echo "--mode wavefront --sort-rays 1" ;;
     compact_select | compact) echo "--mode wavefront --select-compaction" ;;
     *) echo "--mode wavefront" ;;
   esac

@@ -23,6 +23,7 @@ constexpr int kMaterialKeyBits = 4;
 struct QueueConfig {
     uint32_t capacity = 0;
     bool sort_materials = false;  // keys, their sorted copy, the identity and the shading order
+    bool sort_rays = false;       // ray keys, their sorted copy, the identity and the tracing order
     bool push = true;             // compaction by push in shade; false: alive flags and the selected indices
     bool stats = false;           // depth histograms
 };
@@ -41,6 +42,14 @@ struct WavefrontQueues {
     uint32_t* keys_sorted = nullptr;   // sorting: the sort's copy of the keys
     uint32_t* order_iota = nullptr;    // sorting: order_iota[i] = i, sorted by key into order
     uint32_t* order = nullptr;         // sorting: shade item i shades path order[i]; null: item i is path i
+    // Ray sorting (kernels/ray_order.h): the keys of the rays about to be traced, the sort's copy, the identity and
+    // the order it sorts into; extend_sorted: extend item i traces path ray_order[i]; shadow_sorted: shadow item i
+    // traces shadow ray ray_order[i] (set by the schedule around the two launches).
+    uint32_t* ray_key = nullptr;
+    uint32_t* ray_key_sorted = nullptr;
+    uint32_t* ray_iota = nullptr;
+    uint32_t* ray_order = nullptr;
+    bool extend_sorted = false, shadow_sorted = false;
     // GPU: the persistent extend kernel's warps refill their lanes once this many are idle (1-32; 0: one thread
     // per ray). See kernels/persistent.h.
     uint32_t refill = 0;
@@ -58,7 +67,7 @@ struct WavefrontQueues {
 // Bytes per path slot of a configuration: two path queues, hits, shadow rays, and the optional buffers.
 constexpr size_t queue_bytes_per_path(const QueueConfig& c) {
     return 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
-           (c.push ? 0 : 1 /*alive*/ + 4 /*selected*/) + (c.sort_materials ? 16 : 0);
+           (c.push ? 0 : 1 /*alive*/ + 4 /*selected*/) + (c.sort_materials ? 16 : 0) + (c.sort_rays ? 16 : 0);
 }
 
 // The queues of a configuration from an arena: A.template alloc<T>(n) returns n elements (16-byte aligned),
@@ -85,6 +94,12 @@ WavefrontQueues allocate_queues(Arena& A, const QueueConfig& c) {
         q.keys_sorted = A.template alloc<uint32_t>(n);
         q.order_iota = A.template alloc<uint32_t>(n);
         q.order = A.template alloc<uint32_t>(n);
+    }
+    if (c.sort_rays) {
+        q.ray_key = A.template alloc<uint32_t>(n);
+        q.ray_key_sorted = A.template alloc<uint32_t>(n);
+        q.ray_iota = A.template alloc<uint32_t>(n);
+        q.ray_order = A.template alloc<uint32_t>(n);
     }
     if (c.stats) {
         q.paths_at_depth = A.template zeroed<unsigned long long>(kStatDepths);

@@ -19,7 +19,7 @@ for n in $names; do
   if echo "$kernels" | grep -qxE "$re"; then echo "ok   $n -> $(echo "$kernels" | grep -xE "$re" | tr '\n' ' ')";
   else echo "FAIL $n: no kernel symbol matches ^($re)\$ in $lib"; fail=1; fi
   for f in "kernels/$n.cu"; do
-    case "$n" in compact_select) f=kernels/compact.cu ;; sort_materials) f=kernels/shade.cu ;; esac
+    case "$n" in compact_select) f=kernels/compact.cu ;; sort_materials) f=kernels/shade.cu ;; sort_shadow) f=kernels/sort_rays.cu ;; esac
     [ -f "$src/$f" ] || { echo "FAIL $n: no file $f"; fail=1; }
   done
 done

@@ -185,7 +185,7 @@ TEST(Bench, SvgTitleOfAGpuRunNamesBackendAndDevice) {
 }
 
 TEST(CliSupport, IgnoredOptionsCountedWithTheirReasons) {
-    const std::vector<std::string> all = {"--capacity",       "--sort-materials",  "--drain",   "--select-compaction",
+    const std::vector<std::string> all = {"--capacity",       "--sort-materials",  "--sort-rays", "--drain",   "--select-compaction",
                                           "--refill",         "--general-kernels", "--threads", "--no-kernel-timing",
                                           "--no-queue-stats", "--raycast-spp"};
     auto names = [](const std::vector<IgnoredOption>& v) {
@@ -197,7 +197,7 @@ TEST(CliSupport, IgnoredOptionsCountedWithTheirReasons) {
     cpu_mk.megakernel = true;
     EXPECT_EQ(
         names(ignored_options(all, cpu_mk)),
-        (std::vector<std::string>{"--capacity", "--sort-materials", "--drain", "--select-compaction", "--refill",
+        (std::vector<std::string>{"--capacity", "--sort-materials", "--sort-rays", "--drain", "--select-compaction", "--refill",
                                   "--general-kernels", "--no-kernel-timing", "--no-queue-stats", "--raycast-spp"}));
     OptionUse cpu_wf = cpu_mk;
     cpu_wf.wavefront = true;

@@ -135,6 +135,33 @@ TEST(Wavefront, CompactionKeepsEveryLiveItemOnce) {
     }
 }
 
+// The ray sort's key: the direction's octant above the Morton code of the origin's cell on a 128^3 grid of the
+// scene's box, or of the end point's (clamped to the box).
+TEST(Wavefront, RaySortKeyIsOctantThenMortonOrderOfTheOrigin) {
+    SceneView s;
+    s.bounds_lo = vec3(-1.0f);
+    s.bounds_hi = vec3(1.0f);
+    const vec3 up(0.0f, 1.0f, 0.0f);
+    EXPECT_EQ(ray_sort_key(s, vec3(-1.0f), up, 0.0f, kRayKeyOrigin), 0u);  // the first cell, octant 0
+    EXPECT_EQ(ray_sort_key(s, vec3(1.0f), up, 0.0f, kRayKeyOrigin), (1u << 21) - 1);  // the last cell
+    // cell (1, 0, 0) is Morton 1, (0, 1, 0) 2, (0, 0, 1) 4, (1, 1, 1) 7, (2, 0, 0) 8
+    const float c = 2.0f / 128.0f;  // a cell's size
+    auto cell = [&](int x, int y, int z) { return vec3(-1.0f) + c * (vec3(float(x), float(y), float(z)) + 0.5f); };
+    EXPECT_EQ(ray_sort_key(s, cell(1, 0, 0), up, 0.0f, kRayKeyOrigin), 1u);
+    EXPECT_EQ(ray_sort_key(s, cell(0, 1, 0), up, 0.0f, kRayKeyOrigin), 2u);
+    EXPECT_EQ(ray_sort_key(s, cell(0, 0, 1), up, 0.0f, kRayKeyOrigin), 4u);
+    EXPECT_EQ(ray_sort_key(s, cell(1, 1, 1), up, 0.0f, kRayKeyOrigin), 7u);
+    EXPECT_EQ(ray_sort_key(s, cell(2, 0, 0), up, 0.0f, kRayKeyOrigin), 8u);
+    // the octant above: -x is 1, -y 2, -z 4
+    EXPECT_EQ(ray_sort_key(s, cell(0, 0, 0), vec3(-1.0f, 1.0f, 1.0f), 0.0f, kRayKeyOrigin), 1u << 21);
+    EXPECT_EQ(ray_sort_key(s, cell(0, 0, 0), vec3(1.0f, -1.0f, -1.0f), 0.0f, kRayKeyOrigin), 6u << 21);
+    // the end point: origin + length * direction, clamped into the box
+    EXPECT_EQ(ray_sort_key(s, cell(0, 0, 0), vec3(1.0f, 0.0f, 0.0f), c, kRayKeyEnd), 1u);
+    EXPECT_EQ(ray_sort_key(s, cell(0, 0, 0), vec3(1.0f, 0.0f, 0.0f), 100.0f, kRayKeyEnd),
+              ray_sort_key(s, cell(127, 0, 0), vec3(1.0f, 0.0f, 0.0f), 0.0f, kRayKeyOrigin));
+    EXPECT_LT(ray_sort_key(s, vec3(1.0f), vec3(-1.0f), 0.0f, kRayKeyOrigin), kRayKeyNone);  // an empty slot sorts last
+}
+
 // Same seed: both schedules draw the same random numbers for the same path and the film sums in fixed point,
 // so the images agree bit for bit, and so do the ray counts. Small capacities force regeneration.
 TEST(Wavefront, SameSeedMatchesMegakernelBitForBit) {
@@ -148,8 +175,20 @@ TEST(Wavefront, SameSeedMatchesMegakernelBitForBit) {
         Image wf = render_cpu(ls.data, rp, Mode::Wavefront, small, &sw);
         small.sort_materials = true;
         Image so = render_cpu(ls.data, rp, Mode::Wavefront, small, &ss);
+        // rays traced in key order in the iterations of at least 500 paths (the full ones and some of the tail)
+        RenderOptions ray_sorted;
+        ray_sorted.capacity = 1000;
+        ray_sorted.sort_rays = 500;
+        RenderStats sr;
+        Image ro = render_cpu(ls.data, rp, Mode::Wavefront, ray_sorted, &sr);
         EXPECT_EQ(mk.rgb, wf.rgb) << name;
         EXPECT_EQ(mk.rgb, so.rgb) << name << " (sorted)";
+        EXPECT_EQ(mk.rgb, ro.rgb) << name << " (rays sorted)";
+        EXPECT_EQ(sr.extension_rays, sw.extension_rays) << name;
+        EXPECT_EQ(sr.shadow_rays, sw.shadow_rays) << name;
+        bool sorted = false;
+        for (const KernelRow& k : sr.kernels) sorted |= k.name == "sort_rays" && k.launches > 0;
+        EXPECT_TRUE(sorted) << name;
         EXPECT_EQ(sm.extension_rays, sw.extension_rays) << name;
         EXPECT_EQ(sm.shadow_rays, sw.shadow_rays) << name;
         EXPECT_GT(sw.iterations.size(), 8u);

@@ -241,7 +241,7 @@ std::vector<IgnoredOption> ignored_options(const std::vector<std::string>& given
         std::string why;
         if (o == "--capacity") {
             if (!u.wavefront && !u.raycast) why = wf;
-        } else if (o == "--sort-materials" || o == "--drain" || o == "--push-compaction" ||
+        } else if (o == "--sort-materials" || o == "--sort-rays" || o == "--drain" || o == "--push-compaction" ||
                    o == "--select-compaction" || o == "--no-queue-stats") {
             if (!u.wavefront) why = wf;
         } else if (o == "--refill") {

@@ -252,6 +252,11 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
                         " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
         ->check(whole(1, 1u << 30));
     cmd->add_flag("--sort-materials", r.sort_materials, "wavefront: shade in material order (CUB radix sort)");
+    cmd->add_option("--sort-rays", r.sort_rays,
+                    "wavefront: an iteration of at least this many paths traces its rays in spatial order (the "
+                    "direction's octant and the Morton code of the origin, CUB radix sort); same image; 0: never "
+                    "(default)")
+        ->check(whole(0, 0xffffffffu));
     cmd->add_flag(
         "--general-kernels", r.general_kernels,
         "GPU: the kernels compiled for every feature, not the smallest set that holds the scene's (a baseline)");
@@ -358,6 +363,7 @@ std::string schedule_text(Mode m, Backend be, const RenderStats& st, const Rende
         s += ", capacity " + std::to_string(st.capacity) + ", compaction " +
              (opt.push_compaction ? "by push" : "by select and gather") + ", shading " +
              (st.sorted ? "sorted" : "unsorted") + ", drain below " + std::to_string(opt.drain_below);
+        if (opt.sort_rays > 0) s += ", rays sorted from " + std::to_string(opt.sort_rays) + " paths";
         if (be == Backend::Gpu) s += ", refill " + std::to_string(opt.refill);
     } else if (be == Backend::Gpu) {
         s += ", persistent with path regeneration";
@@ -1351,7 +1357,7 @@ int main(int argc, char** argv) {
                 if (std::string(argv[i]) == n) g.push_back(n);
         return g;
     };
-    const std::vector<std::string> render_names = {"--capacity", "--sort-materials",  "--drain",
+    const std::vector<std::string> render_names = {"--capacity", "--sort-materials",  "--sort-rays", "--drain",
                                                    "--refill",   "--general-kernels", "--threads"};
     if (render->parsed()) {
         rc.given = given_options(render, render_names);

@@ -73,6 +73,9 @@ struct RenderOptions {
     uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU kDefaultGpuCapacity within free
                                   // memory, CPU kDefaultCpuCapacity)
     bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
+    // wavefront: an iteration of at least this many paths traces its extension and shadow rays in key order (their
+    // direction's octant and the Morton code of their origin: kernels/ray_order.h); 0: never.
+    uint32_t sort_rays = 0;
     // Wavefront tail: once every camera path is generated and at most this many paths are live, they are run to
     // their ends in one drain kernel (the megakernel's persistent loop over the same stage functions) instead of one
     // launch sequence per bounce. 0: never.

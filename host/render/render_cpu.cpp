@@ -190,6 +190,24 @@ struct CpuStages {
             for (uint32_t i = 0; i < n; ++i) q.order[count[q.material_key[i]]++] = q.order_iota[i];
         });
     }
+    // The CPU's CUB radix sort of the ray keys: (key, index) pairs sorted, so equal keys keep their order (stable).
+    void sort_keys(const char* name, uint32_t n) {
+        timer.run(name, [&] {
+            std::vector<uint64_t> pairs(n);
+            for (uint32_t i = 0; i < n; ++i) pairs[i] = (uint64_t(q.ray_key[i]) << 32) | q.ray_iota[i];
+            std::sort(pairs.begin(), pairs.end());
+            for (uint32_t i = 0; i < n; ++i) q.ray_order[i] = uint32_t(pairs[i]);
+        });
+    }
+    void sort_rays(uint32_t n, RayKeyPoint point) {
+        each("sort_rays", n, 1024, [&](uint64_t i) { stage::sort_rays_key(s, q, uint32_t(i), point); });
+        sort_keys("sort_rays", n);
+    }
+    void sort_shadow(uint32_t, RayKeyPoint point) {
+        const uint32_t m = q.counters[kShadowCount];
+        each("sort_shadow", m, 1024, [&](uint64_t i) { stage::sort_shadow_key(s, q, uint32_t(i), m, point); });
+        sort_keys("sort_shadow", m);
+    }
     void shade(uint32_t n) {
         each("shade", n, 256, [&](uint64_t i) { stage::shade(s, rp, film, q, uint32_t(i)); });
     }
@@ -226,6 +244,7 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     qc.capacity =
         uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
     qc.sort_materials = opt.sort_materials;
+    qc.sort_rays = opt.sort_rays > 0;
     qc.push = opt.push_compaction;
     qc.stats = opt.queue_stats;
     HostArena arena;

@@ -190,6 +190,7 @@ QueueConfig queue_config(const RenderOptions& opt, uint32_t capacity) {
     QueueConfig c;
     c.capacity = capacity;
     c.sort_materials = opt.sort_materials;
+    c.sort_rays = opt.sort_rays > 0;
     c.push = opt.push_compaction;
     c.stats = opt.queue_stats;
     return c;
@@ -214,6 +215,8 @@ struct GpuStages {
     void clear_counts() { WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream())); }
     void extend(uint32_t n) { launch_extend(L, s, q, n); }
     void sort_materials(uint32_t n) { launch_sort_materials(L, temp, temp_bytes, q, n); }
+    void sort_rays(uint32_t n, RayKeyPoint point) { launch_sort_rays(L, temp, temp_bytes, s, q, n, point); }
+    void sort_shadow(uint32_t n, RayKeyPoint point) { launch_sort_shadow(L, temp, temp_bytes, s, q, n, point); }
     void shade(uint32_t n) { launch_shade(L, s, rp, film, q, n); }
     void shadow(uint32_t n) { launch_shadow(L, s, film, q, n); }
     void compact(uint32_t n) { launch_compact(L, temp, temp_bytes, q, n); }
@@ -419,8 +422,10 @@ private:
         st_.sorted = opt_.sort_materials;
         q_ = allocate_queues(A_, queue_config(opt_, uint32_t(cap)));
         q_.refill = opt_.refill;
-        const size_t temp_bytes = std::max(opt_.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
-                                           opt_.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap)));
+        const size_t temp_bytes =
+            std::max({opt_.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
+                      opt_.sort_rays > 0 ? sort_rays_temp_bytes(uint32_t(cap)) : size_t(0),
+                      opt_.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap))});
         pinned_ = std::make_unique<PinnedCounters>();
         x_ = std::make_unique<GpuStages>(GpuStages{L_, s_, rp_, film_, q_, A_.alloc<unsigned char>(temp_bytes),
                                                    temp_bytes, pinned_->p, A_.alloc<unsigned long long>(2)});
@@ -590,6 +595,7 @@ std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width, uint32_t feature_set) {
     return {attr_megakernel(bvh_width, set),
             attr_generate(),
             attr_extend(bvh_width, RenderOptions::kDefaultRefill, set),
+            attr_sort_rays(),
             attr_shade(set),
             attr_shadow(bvh_width),
             attr_compact(),

@@ -41,6 +41,8 @@ SceneView SceneData::view() const {
     s.tex_texels = tex_texels.empty() ? nullptr : tex_texels.data();
     s.textures = textures.empty() ? nullptr : textures.data();
     s.camera = camera;
+    s.bounds_lo = bounds_lo;
+    s.bounds_hi = bounds_hi;
     s.features = features();
     return s;
 }
@@ -243,6 +245,8 @@ SceneData SceneBuilder::build() {
             b.grow(p.a + p.c);
             if (p.type == ShapeType::Quad) b.grow(p.a + p.b + p.c);
         }
+        d.bounds_lo = glm::min(d.bounds_lo, b.lo);
+        d.bounds_hi = glm::max(d.bounds_hi, b.hi);
     }
     // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF, WP_BVH_SPLITS.
     BVHBuildOptions bo;

@@ -39,6 +39,7 @@ struct SceneData {
     std::vector<F4> tex_texels;  // all textures, linear RGBA
     std::vector<TexInfo> textures;
     CameraData camera{};
+    vec3 bounds_lo{kInf}, bounds_hi{-kInf};  // every primitive's box (the ray sort's grid, kernels/ray_order.h)
     int bvh_depth = 0;
     // Primitives given to the builder. info.size() (leaf slots) may be larger: spatial splits reference a
     // primitive from several leaves.
