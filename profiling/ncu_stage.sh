@@ -5,7 +5,7 @@
 # drain, megakernel, diffuse_bounce (profiling/stages.sh maps each to its kernels and to the options that run it;
 # diffuse_bounce runs in the bench's ray-cast pass). Profiles LAUNCHES launches (default 3), after skipping the first
 # (cold caches) where a render has more than one, with the sections SpeedOfLight, LaunchStats, Occupancy,
-# WarpStateStats and MemoryWorkloadAnalysis; writes OUTDIR/<scene>-<stage>.ncu-rep and the same report as CSV
+# WarpStateStats, MemoryWorkloadAnalysis and InstructionStats; writes OUTDIR/<scene>-<stage>.ncu-rep and the same report as CSV
 # (OUTDIR/<scene>-<stage>.csv), and prints the headline metrics.
 # Build with -DWAVEPATH_PROFILE=ON for source-level (-lineinfo) views in the Nsight Compute GUI.
 # Environment: WP (the wavepath binary; default as in common.sh: build/ with a CUDA build, else .devcarry/), NCU.
@@ -29,13 +29,14 @@ else
 fi
 "$NCU" --kernel-name "regex:^($(stage_kernel_regex "$stage"))\$" --launch-skip "$skip" --launch-count "$launches" \
   --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
-  --section MemoryWorkloadAnalysis -f -o "$outdir/$name" "${run[@]}" > "$outdir/$name.log" 2>&1
+  --section MemoryWorkloadAnalysis --section InstructionStats -f -o "$outdir/$name" "${run[@]}" > "$outdir/$name.log" 2>&1
 "$NCU" --import "$outdir/$name.ncu-rep" --csv --page details > "$outdir/$name.csv"
 echo "$outdir/$name.csv"
 python3 - "$outdir/$name.csv" <<'PY'
 import csv, sys
 want = {"Duration", "Compute (SM) Throughput", "Memory Throughput", "Registers Per Thread", "Achieved Occupancy",
-        "Theoretical Occupancy", "Warp Cycles Per Issued Instruction", "L1/TEX Hit Rate", "L2 Hit Rate", "DRAM Throughput"}
+        "Theoretical Occupancy", "Warp Cycles Per Issued Instruction", "L1/TEX Hit Rate", "L2 Hit Rate", "DRAM Throughput",
+        "Executed Instructions", "Issue Slots Busy", "Grid Size"}
 rows = list(csv.DictReader(open(sys.argv[1])))
 if not rows:
     sys.exit("ncu_stage.sh: no kernel profiled")
