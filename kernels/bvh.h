@@ -126,13 +126,19 @@ struct BVH2Ref {
 };
 constexpr uint32_t kBVH2Done = 0xffffffffu;  // idx of the sentinel under the stack: an "inner node" ending traversal
 
+// Node visits and primitive tests of traversals, counted on the host (the bench's per-ray figures); the device's
+// traversal takes no counter.
+struct TraversalCount {
+    uint64_t nodes = 0, prims = 0;
+};
+
 // One round of the while-while traversal (traverse_ww's outer loop, also run by the persistent extend kernel of
 // kernels/persistent.h): inner nodes until the ray holds a leaf and, on the GPU, every active lane of its warp
 // does too, then the leaf loop. The state (stack, sp, node, leaf) carries over to the next round; the traversal is
 // over when node is the sentinel after a round. Returns true when an any-hit query found its hit.
 template <bool kAnyHit, bool kHostSpeculative = false, uint32_t F = kFeaturesAll>
 WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float tmin, Hit& hit, BVH2Ref* stack, int& sp,
-                    BVH2Ref& node, BVH2Ref& leaf) {
+                    BVH2Ref& node, BVH2Ref& leaf, TraversalCount* count = nullptr) {
     const float tc = cull_t(hit.t);  // hit.t does not change in the inner loop
     // Inner loop: while `node` is an inner node.
     while (node.count == 0 && node.idx != kBVH2Done) {
@@ -141,6 +147,9 @@ WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float 
         U4 d;
         // Closest-hit culling: children entered beyond hit.t (with the slack) are missed.
         node_children(s.nodes, node.idx, q, tmin, tc, t0, t1, hit0, hit1, d);
+#if !defined(__CUDA_ARCH__)
+        if (count) count->nodes++;
+#endif
         if (!hit0 && !hit1) {
             node = stack[sp--];
         } else {
@@ -171,8 +180,12 @@ WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float 
     }
     // Leaf loop: the postponed leaf, then `node` too while it is a leaf (the next one coming off the stack).
     while (leaf.count > 0) {
-        for (uint32_t i = leaf.idx; i < leaf.idx + leaf.count; ++i)
+        for (uint32_t i = leaf.idx; i < leaf.idx + leaf.count; ++i) {
+#if !defined(__CUDA_ARCH__)
+            if (count) count->prims++;
+#endif
             if (intersect_prim<F>(s.prims, i, r, tmin, hit) && kAnyHit) return true;
+        }
         leaf = node;  // an inner node or the sentinel (count 0) ends the leaf loop and stays in `node`
         if (node.count > 0) node = stack[sp--];
     }
@@ -180,7 +193,7 @@ WP_HD bool ww_round(const SceneView& s, const Ray& r, const RayBoxPre& q, float 
 }
 
 template <bool kAnyHit, bool kHostSpeculative = false, uint32_t F = kFeaturesAll>
-WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) {
+WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax, TraversalCount* count = nullptr) {
     Hit hit{tmax, kInvalid, 0.0f, 0.0f};
     if (!s.nodes) return hit;
     const RayBoxPre q = ray_box_pre(r);
@@ -192,7 +205,7 @@ WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax) 
     BVH2Ref node{0u, 0u};  // next reference to visit: the root
     BVH2Ref leaf{0u, 0u};  // the postponed leaf; count == 0: none
     while (node.idx != kBVH2Done)
-        if (ww_round<kAnyHit, kHostSpeculative, F>(s, r, q, tmin, hit, stack, sp, node, leaf)) return hit;
+        if (ww_round<kAnyHit, kHostSpeculative, F>(s, r, q, tmin, hit, stack, sp, node, leaf, count)) return hit;
     return hit;
 }
 

@@ -162,6 +162,31 @@ TEST(Wavefront, RaySortKeyIsOctantThenMortonOrderOfTheOrigin) {
     EXPECT_LT(ray_sort_key(s, vec3(1.0f), vec3(-1.0f), 0.0f, kRayKeyOrigin), kRayKeyNone);  // an empty slot sorts last
 }
 
+// The bench's per-ray work figures: every counted camera ray visits at least the root and a closed box's rays all
+// hit, so each bounce is counted too; counting changes no hit.
+TEST(Wavefront, TraversalCountedPerRayOfTheRayCastPass) {
+    LoadedScene ls = small_scene("cornell-box.json");
+    RenderParams rp = ls.params;
+    const TraversalFigures f = count_traversal(ls.data, rp, 1000, 2);
+    const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    EXPECT_EQ(f.primary_rays, total / std::max<uint64_t>(1, total / 1000));
+    EXPECT_GE(f.primary_nodes, 1.0);
+    EXPECT_GT(f.primary_prims, 0.0);
+    EXPECT_GT(f.diffuse_rays, f.primary_rays / 2);  // the camera sees the box's inside almost everywhere
+    EXPECT_LE(f.diffuse_rays, f.primary_rays);
+    EXPECT_GE(f.diffuse_nodes, 1.0);
+    const SceneView s = ls.data.view();
+    const RenderParams pp = rp.prepared();
+    for (uint64_t i = 0; i < 64; ++i) {
+        const Ray r = path_ray(generate_path(s, pp, i * 97));
+        TraversalCount c;
+        const Hit a = traverse_ww<false>(s, r, 0.0f, kInf, &c), b = traverse_ww<false>(s, r, 0.0f, kInf);
+        EXPECT_EQ(a.prim, b.prim);
+        EXPECT_EQ(a.t, b.t);
+        EXPECT_GE(c.nodes, 1u);
+    }
+}
+
 // Same seed: both schedules draw the same random numbers for the same path and the film sums in fixed point,
 // so the images agree bit for bit, and so do the ray counts. Small capacities force regeneration.
 TEST(Wavefront, SameSeedMatchesMegakernelBitForBit) {

@@ -491,6 +491,17 @@ json run_bench(const BenchOptions& o) {
                     {"diffuse_rays", rs.diffuse_rays},
                     {"diffuse_ms", d},
                     {"diffuse_grays_per_s", d > 0 ? double(rs.diffuse_rays) / d / 1e6 : 0.0}};
+            // the work per ray behind the rates: node visits and primitive tests, counted on the host over up to 2^18
+            // of the pass's camera rays and their bounces (the binary tree; the GPU's speculative traversal visits
+            // a few more)
+            const TraversalFigures tf = count_traversal(ls.data, rr, 1u << 18, ropt.threads);
+            if (tf.primary_rays) {
+                jr["primary_nodes_per_ray"] = tf.primary_nodes;
+                jr["primary_prims_per_ray"] = tf.primary_prims;
+                jr["diffuse_nodes_per_ray"] = tf.diffuse_nodes;
+                jr["diffuse_prims_per_ray"] = tf.diffuse_prims;
+                jr["counted_rays"] = tf.primary_rays;
+            }
             js["raycast"] = jr;
             if (gpu)
                 std::printf(
@@ -504,6 +515,12 @@ json run_bench(const BenchOptions& o) {
                     "%.3f ms = %.2f Mrays/s\n",
                     rr.spp, (unsigned long long)rs.primary_rays, p, 1e3 * jr["primary_grays_per_s"].get<double>(),
                     (unsigned long long)rs.diffuse_rays, d, 1e3 * jr["diffuse_grays_per_s"].get<double>());
+            if (tf.primary_rays)
+                std::printf(
+                    "  per ray (host count of %llu camera rays and their bounces, binary tree): primary %.1f nodes "
+                    "%.1f primitives; diffuse bounce %.1f nodes %.1f primitives\n",
+                    (unsigned long long)tf.primary_rays, tf.primary_nodes, tf.primary_prims, tf.diffuse_nodes,
+                    tf.diffuse_prims);
         }
         scenes.push_back(js);
     }

@@ -208,6 +208,16 @@ struct RaycastStats {
     double diffuse_grays_per_s() const { return diffuse_ms > 0 ? double(diffuse_rays) / diffuse_ms / 1e6 : 0.0; }
 };
 RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt = {});
+// Node visits and primitive tests per ray of the ray-cast pass's rays (camera rays of at most max_rays samples spread
+// evenly over the render's, and their diffuse bounces), counted on the host with the binary tree's while-while
+// traversal. The host has no warp, so no speculative traversal: the GPU visits a few more nodes. All zero for the wide
+// tree (not counted).
+struct TraversalFigures {
+    uint64_t primary_rays = 0, diffuse_rays = 0;
+    double primary_nodes = 0, primary_prims = 0, diffuse_nodes = 0, diffuse_prims = 0;  // per ray
+};
+TraversalFigures count_traversal(const SceneData& scene, const RenderParams& rp, uint64_t max_rays,
+                                 unsigned threads = 0);
 RaycastStats raycast_gpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt = {});
 
 // Every wavepath kernel on the current GPU; empty without a GPU. The tracing kernels (megakernel, extend, shadow)

@@ -314,6 +314,49 @@ RaycastStats raycast_cpu(const SceneData& scene, const RenderParams& rp_in, cons
     return raycast_cpu_impl(scene.view(), rp, opt, threads);
 }
 
+TraversalFigures count_traversal(const SceneData& scene, const RenderParams& rp_in, uint64_t max_rays,
+                                 unsigned threads) {
+    TraversalFigures f;
+    const SceneView s = scene.view();
+    if (!s.nodes) return f;  // the wide tree: not counted
+    const RenderParams rp = rp_in.prepared();
+    const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
+    const uint64_t stride = std::max<uint64_t>(1, total / std::max<uint64_t>(max_rays, 1));
+    const uint64_t m = total / stride;
+    threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+    std::atomic<uint64_t> pn{0}, pp{0}, dn{0}, dp{0}, dr{0};
+    parallel_for(m, threads, [&](uint64_t k) {
+        // the ray-cast pass's rays: a camera path (generate) and its hit's cosine-distributed bounce (diffuse_bounce)
+        PathState p = generate_path(s, rp, k * stride);
+        const Ray ray = path_ray(p);
+        TraversalCount primary, diffuse;
+        const Hit h = traverse_ww<false>(s, ray, 0.0f, kInf, &primary);
+        pn.fetch_add(primary.nodes, std::memory_order_relaxed);
+        pp.fetch_add(primary.prims, std::memory_order_relaxed);
+        if (h.prim == kInvalid) return;
+        SurfacePoint sp = surface_point(s.prims, h, ray);
+        const vec3 ng = glm::dot(sp.ng, ray.d) > 0.0f ? -sp.ng : sp.ng;
+        const uint32_t key = path_key(p.pixel, p.sample, rp.seed);
+        const vec3 wi = Frame::from_normal(ng).to_world(
+            sample_cosine_hemisphere(vec2(rand01(key, 1, kDimBsdfU), rand01(key, 1, kDimBsdfV))));
+        traverse_ww<false>(s, Ray{offset_ray_origin(sp.p, ng), wi}, 0.0f, kInf, &diffuse);
+        dn.fetch_add(diffuse.nodes, std::memory_order_relaxed);
+        dp.fetch_add(diffuse.prims, std::memory_order_relaxed);
+        dr.fetch_add(1, std::memory_order_relaxed);
+    });
+    f.primary_rays = m;
+    f.diffuse_rays = dr;
+    if (m) {
+        f.primary_nodes = double(pn) / double(m);
+        f.primary_prims = double(pp) / double(m);
+    }
+    if (dr) {
+        f.diffuse_nodes = double(dn) / double(dr);
+        f.diffuse_prims = double(dp) / double(dr);
+    }
+    return f;
+}
+
 namespace {
 template <class T>
 uint64_t vbytes(const std::vector<T>& v) {
