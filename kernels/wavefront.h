@@ -72,10 +72,11 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
     }
 }
 
-// shadow: shadow ray i (or ray_order[i] when sorted); unoccluded light reaches its pixel.
+// shadow: shadow ray j of the queue (the i-th traced is j = ray_order[i] when the rays are sorted: the launchers
+// map it); unoccluded light reaches its pixel.
 template <int W = 0>
-WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t i) {
-    shadow_trace<W>(s, film, q.shadow.load(q.shadow_sorted ? q.ray_order[i] : i));
+WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t j) {
+    shadow_trace<W>(s, film, q.shadow.load(j));
 }
 
 // sort_rays: the sort key of path i's ray (kernels/ray_order.h), and the identity the sort carries.

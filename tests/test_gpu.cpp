@@ -405,10 +405,11 @@ TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
     std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
     // megakernel, generate, extend (binary tree: the persistent instance), shade, shadow, compact, diffuse_bounce,
-    // drain, aov
-    ASSERT_EQ(ks.size(), 9u);
+    // drain, aov, sort_rays
+    ASSERT_EQ(ks.size(), 10u);
     std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
-    ASSERT_EQ(wide.size(), 9u);
+    ASSERT_EQ(wide.size(), 10u);
+    EXPECT_EQ(ks[9].name, "sort_rays");
     EXPECT_EQ(ks[8].name, "aov");
     EXPECT_EQ(ks[7].name, "drain");
     // one traversal compiled into each instance: the binary tree's needs no more than the wide one's stack
@@ -473,6 +474,13 @@ TEST(Gpu, RaySortingChangesNoPixel) {
             }
         }
         unsetenv("WP_EXP_RAY_KEY");
+        // the ray-cast pass: its bounces sorted first, the same rays traced
+        RenderOptions so;
+        so.sort_rays = 1;
+        const RaycastStats a = raycast_gpu(ls.data, rp), b = raycast_gpu(ls.data, rp, so);
+        EXPECT_EQ(a.diffuse_rays, b.diffuse_rays) << name;
+        EXPECT_EQ(a.diffuse_sort_ms, 0.0);
+        EXPECT_GT(b.diffuse_sort_ms, 0.0) << name;
     }
 }
 

@@ -214,6 +214,10 @@ TEST(Wavefront, SameSeedMatchesMegakernelBitForBit) {
         bool sorted = false;
         for (const KernelRow& k : sr.kernels) sorted |= k.name == "sort_rays" && k.launches > 0;
         EXPECT_TRUE(sorted) << name;
+        // the ray-cast pass with its bounces sorted: the same rays
+        const RaycastStats ra = raycast_cpu(ls.data, rp, small), rb = raycast_cpu(ls.data, rp, ray_sorted);
+        EXPECT_EQ(ra.diffuse_rays, rb.diffuse_rays) << name;
+        EXPECT_GT(rb.diffuse_sort_ms, 0.0) << name;
         EXPECT_EQ(sm.extension_rays, sw.extension_rays) << name;
         EXPECT_EQ(sm.shadow_rays, sw.shadow_rays) << name;
         EXPECT_GT(sw.iterations.size(), 8u);

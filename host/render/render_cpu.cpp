@@ -161,6 +161,20 @@ Image cpu_megakernel(const SceneView& s, const RenderParams& rp, const RenderOpt
     return film.image(rp, begin, done);
 }
 
+// The CPU's CUB radix sort of the n ray keys into q.ray_order: (key, index) pairs sorted, so equal keys keep their
+// order (stable, as the radix sort).
+void sort_keys(const WavefrontQueues& q, uint32_t n) {
+    std::vector<uint64_t> pairs(n);
+    for (uint32_t i = 0; i < n; ++i) pairs[i] = (uint64_t(q.ray_key[i]) << 32) | q.ray_iota[i];
+    std::sort(pairs.begin(), pairs.end());
+    for (uint32_t i = 0; i < n; ++i) q.ray_order[i] = uint32_t(pairs[i]);
+}
+// sort_rays on the CPU: the keys of paths [0, n)'s rays, sorted into q.ray_order.
+void cpu_sort_rays(const SceneView& s, const WavefrontQueues& q, uint32_t n, unsigned threads, RayKeyPoint point) {
+    parallel_for(n, threads, [&](uint64_t i) { stage::sort_rays_key(s, q, uint32_t(i), point); }, 1024);
+    sort_keys(q, n);
+}
+
 // The wavefront's stages on CPU threads (the backend of wavefront_render, host/render/wavefront_loop.h): each a
 // parallel loop of the stage body over the queue, timed under the stage's name.
 struct CpuStages {
@@ -190,29 +204,23 @@ struct CpuStages {
             for (uint32_t i = 0; i < n; ++i) q.order[count[q.material_key[i]]++] = q.order_iota[i];
         });
     }
-    // The CPU's CUB radix sort of the ray keys: (key, index) pairs sorted, so equal keys keep their order (stable).
-    void sort_keys(const char* name, uint32_t n) {
-        timer.run(name, [&] {
-            std::vector<uint64_t> pairs(n);
-            for (uint32_t i = 0; i < n; ++i) pairs[i] = (uint64_t(q.ray_key[i]) << 32) | q.ray_iota[i];
-            std::sort(pairs.begin(), pairs.end());
-            for (uint32_t i = 0; i < n; ++i) q.ray_order[i] = uint32_t(pairs[i]);
-        });
-    }
     void sort_rays(uint32_t n, RayKeyPoint point) {
-        each("sort_rays", n, 1024, [&](uint64_t i) { stage::sort_rays_key(s, q, uint32_t(i), point); });
-        sort_keys("sort_rays", n);
+        timer.run("sort_rays", [&] { cpu_sort_rays(s, q, n, threads, point); });
     }
     void sort_shadow(uint32_t, RayKeyPoint point) {
         const uint32_t m = q.counters[kShadowCount];
-        each("sort_shadow", m, 1024, [&](uint64_t i) { stage::sort_shadow_key(s, q, uint32_t(i), m, point); });
-        sort_keys("sort_shadow", m);
+        timer.run("sort_shadow", [&] {
+            parallel_for(m, threads, [&](uint64_t i) { stage::sort_shadow_key(s, q, uint32_t(i), m, point); }, 1024);
+            sort_keys(q, m);
+        });
     }
     void shade(uint32_t n) {
         each("shade", n, 256, [&](uint64_t i) { stage::shade(s, rp, film, q, uint32_t(i)); });
     }
     void shadow(uint32_t) {
-        each("shadow", q.counters[kShadowCount], 64, [&](uint64_t i) { stage::shadow(s, film, q, uint32_t(i)); });
+        each("shadow", q.counters[kShadowCount], 64, [&](uint64_t i) {
+            stage::shadow(s, film, q, q.shadow_sorted ? q.ray_order[i] : uint32_t(i));
+        });
     }
     void compact(uint32_t n) {
         timer.run("compact_select", [&] {  // the CPU's CUB DeviceSelect::Flagged: the live indices, in order
@@ -274,6 +282,7 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
     qc.capacity =
         uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultCpuCapacity, std::max<uint64_t>(total, 1)));
     qc.push = false;  // alive flags and the selection
+    qc.sort_rays = opt.sort_rays > 0;
     HostArena arena;
     WavefrontQueues q = allocate_queues(arena, qc);
     const uint32_t cap = qc.capacity;
@@ -292,17 +301,22 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
             if (q.alive[i]) q.selected[live++] = i;
         parallel_for(live, threads, [&](uint64_t i) { stage::compact(q, uint32_t(i)); });
         q.swap();
+        // the bounces traced in key order when --sort-rays asks for a queue this large (as the path tracer's)
+        q.extend_sorted = opt.sort_rays > 0 && live >= opt.sort_rays;
+        if (q.extend_sorted)
+            diffuse.run("sort_rays", [&] { cpu_sort_rays(s, q, live, threads, kRayKeyOrigin); });
         diffuse.run("extend", [&] {
             parallel_for(
                 live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64);
         });
+        q.extend_sorted = false;
         q.swap();
         st.primary_rays += n;
         st.diffuse_rays += live;
         next += n;
     }
     for (const KernelRow& r : primary_rows) st.primary_ms += r.ms;
-    for (const KernelRow& r : diffuse_rows) st.diffuse_ms += r.ms;
+    for (const KernelRow& r : diffuse_rows) (r.name == "sort_rays" ? st.diffuse_sort_ms : st.diffuse_ms) += r.ms;
     return st;
 }
 

@@ -555,9 +555,11 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
     qc.capacity =
         uint32_t(std::min<uint64_t>(opt.capacity ? opt.capacity : kDefaultGpuCapacity, std::max<uint64_t>(total, 1)));
     qc.push = false;  // alive flags and the selection
+    qc.sort_rays = opt.sort_rays > 0;
     WavefrontQueues q = allocate_queues(A, qc);
     q.refill = opt.refill;
-    const size_t temp_bytes = compact_temp_bytes(qc.capacity);
+    const size_t temp_bytes =
+        std::max(compact_temp_bytes(qc.capacity), qc.sort_rays ? sort_rays_temp_bytes(qc.capacity) : size_t(0));
     void* temp = A.alloc<unsigned char>(temp_bytes);
     PinnedCounters pinned;
     WP_CUDA(cudaDeviceSynchronize());
@@ -573,7 +575,11 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
         WP_CUDA(cudaStreamSynchronize(stream.s));
         const uint32_t live = pinned.p[kLiveCount];
         q.swap();
+        // the bounces traced in key order when --sort-rays asks for a queue this large (as the path tracer's)
+        q.extend_sorted = opt.sort_rays > 0 && live >= opt.sort_rays;
+        if (q.extend_sorted) launch_sort_rays(diffuse, temp, temp_bytes, s, q, live, kRayKeyOrigin);
         launch_extend(diffuse, s, q, live);
+        q.extend_sorted = false;
         q.swap();
         WP_CUDA(cudaStreamSynchronize(stream.s));
         st.primary_rays += n;
@@ -584,8 +590,10 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
     diffuse.collect();
     for (const KernelStat& k : primary.table())
         if (k.name == "extend") st.primary_ms = k.total_ms;
-    for (const KernelStat& k : diffuse.table())
+    for (const KernelStat& k : diffuse.table()) {
         if (k.name == "extend") st.diffuse_ms = k.total_ms;
+        if (k.name == "sort_rays") st.diffuse_sort_ms = k.total_ms;
+    }
     return st;
 }
 
@@ -595,13 +603,13 @@ std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width, uint32_t feature_set) {
     return {attr_megakernel(bvh_width, set),
             attr_generate(),
             attr_extend(bvh_width, RenderOptions::kDefaultRefill, set),
-            attr_sort_rays(),
             attr_shade(set),
             attr_shadow(bvh_width),
             attr_compact(),
             attr_diffuse_bounce(),
             attr_drain(bvh_width, set),
-            attr_aov()};
+            attr_aov(),
+            attr_sort_rays()};
 }
 
 }  // namespace wp
