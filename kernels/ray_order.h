@@ -9,10 +9,9 @@
 
 namespace wp {
 
-constexpr int kRayKeyCellBits = 7;                          // 128 cells per axis
+constexpr int kRayKeyCellBits = 7;                          // at most 128 cells per axis
 constexpr int kRayKeyBits = 3 * kRayKeyCellBits + 3;        // Morton code, then the octant above it
-constexpr uint32_t kRayKeyNone = 1u << kRayKeyBits;         // an empty slot (of the shadow queue): sorts last
-constexpr int kRayKeySortBits = kRayKeyBits + 1;            // the bits the radix sort looks at
+constexpr int kRayKeySortBits = kRayKeyBits + 1;            // the most bits the radix sort looks at
 
 // The 7 low bits of v spread to every third bit (bit k to bit 3k).
 WP_HD uint32_t spread_bits3(uint32_t v) {
@@ -41,11 +40,17 @@ WP_HD uint32_t ray_key_morton(const SceneView& s, vec3 p) {
 enum RayKeyPoint : uint32_t { kRayKeyOrigin = 0, kRayKeyEnd = 1 };
 constexpr float kRayKeyExtensionLength = 0.25f;  // of the diagonal, the end point estimate of an extension ray
 
-WP_HD uint32_t ray_sort_key(const SceneView& s, vec3 o, vec3 d, float length, RayKeyPoint point) {
+// cell_bits: the grid's cells per axis as a power of two, at most kRayKeyCellBits (a coarser grid is the Morton code's
+// prefix: fewer key bits, fewer radix sort passes).
+WP_HD uint32_t ray_sort_key(const SceneView& s, vec3 o, vec3 d, float length, RayKeyPoint point,
+                            uint32_t cell_bits = kRayKeyCellBits) {
     const uint32_t octant = (d.x < 0.0f ? 1u : 0u) | (d.y < 0.0f ? 2u : 0u) | (d.z < 0.0f ? 4u : 0u);
     const vec3 p = point == kRayKeyEnd ? o + d * length : o;
-    return (octant << (3 * kRayKeyCellBits)) | ray_key_morton(s, p);
+    return (octant << (3 * cell_bits)) | (ray_key_morton(s, p) >> (3 * (kRayKeyCellBits - cell_bits)));
 }
+// An empty slot's key (sorts after every ray's) and the bits the radix sort looks at, for a grid of cell_bits.
+WP_HD uint32_t ray_key_none(uint32_t cell_bits) { return 1u << (3 * cell_bits + 3); }
+inline int ray_key_sort_bits(uint32_t cell_bits) { return int(3 * cell_bits + 4); }
 
 WP_HD float ray_key_extension_length(const SceneView& s) {
     return kRayKeyExtensionLength * glm::length(s.bounds_hi - s.bounds_lo);

@@ -28,7 +28,8 @@ namespace {
 void sort_keys(Launcher& L, const char* name, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t n) {
     L.region(name, [&] {
         WP_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, q.ray_key, q.ray_key_sorted, q.ray_iota,
-                                                q.ray_order, n, 0, kRayKeySortBits, L.stream()));
+                                                q.ray_order, n, 0, ray_key_sort_bits(q.ray_cell_bits),
+                                                L.stream()));
     });
 }
 }  // namespace

@@ -159,7 +159,12 @@ TEST(Wavefront, RaySortKeyIsOctantThenMortonOrderOfTheOrigin) {
     EXPECT_EQ(ray_sort_key(s, cell(0, 0, 0), vec3(1.0f, 0.0f, 0.0f), c, kRayKeyEnd), 1u);
     EXPECT_EQ(ray_sort_key(s, cell(0, 0, 0), vec3(1.0f, 0.0f, 0.0f), 100.0f, kRayKeyEnd),
               ray_sort_key(s, cell(127, 0, 0), vec3(1.0f, 0.0f, 0.0f), 0.0f, kRayKeyOrigin));
-    EXPECT_LT(ray_sort_key(s, vec3(1.0f), vec3(-1.0f), 0.0f, kRayKeyOrigin), kRayKeyNone);  // an empty slot sorts last
+    EXPECT_LT(ray_sort_key(s, vec3(1.0f), vec3(-1.0f), 0.0f, kRayKeyOrigin), ray_key_none(7));  // empty slots last
+    // a coarser grid is the Morton code's prefix: cell (16, 0, 0) of 128 is cell (2, 0, 0) of 16
+    EXPECT_EQ(ray_sort_key(s, cell(16, 0, 0), up, 0.0f, kRayKeyOrigin, 4), 8u);
+    EXPECT_EQ(ray_sort_key(s, cell(0, 0, 0), vec3(-1.0f, 1.0f, 1.0f), 0.0f, kRayKeyOrigin, 4), 1u << 12);
+    EXPECT_LT(ray_sort_key(s, vec3(1.0f), vec3(-1.0f), 0.0f, kRayKeyOrigin, 4), ray_key_none(4));
+    EXPECT_EQ(ray_key_sort_bits(4), 16);
 }
 
 // The bench's per-ray work figures: every counted camera ray visits at least the root and a closed box's rays all

@@ -40,6 +40,7 @@ uint64_t wavefront_render(Backend& x, uint64_t begin, uint64_t end, const Render
     const RayKeyPoint point = key_env && std::strcmp(key_env, "end") == 0 ? kRayKeyEnd : kRayKeyOrigin;
     const char* shadow_env = std::getenv("WP_EXP_SORT_SHADOW");
     const bool sort_shadow = !(shadow_env && std::strcmp(shadow_env, "0") == 0);
+    if (const char* e = std::getenv("WP_EXP_RAY_CELL_BITS")) x.q.ray_cell_bits = uint32_t(std::atoi(e));  // 1-7
     uint64_t total = end, next = begin;
     uint32_t live = 0;
     while (live > 0 || next < total) {
