@@ -3,7 +3,6 @@
 // stages, compact_select and sort_materials, are rows and ranges around CUB's own kernels).
 // Plain C++: the drivers in host/render/render_gpu.cpp are compiled by the host compiler.
 #pragma once
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include "kernels/features.h"
@@ -29,7 +28,10 @@ constexpr unsigned kStageBlock = 128;
 // choice unbounded; the megakernel's without spills where it would take 80, RTIOW's megakernel 2.5% faster, LOG
 // entry 43). The general shade at 7 blocks (72 registers, no spills; unbounded it takes 80): 6% faster on the
 // dragon and Sponza, 2% slower on the Cornell box (LOG entry 52). The general megakernel at 7 (72 registers and
-// ~360 bytes of spills against 96 and 8 at 5): 2-10% faster on every general scene (LOG entry 52).
+// ~360 bytes of spills against 96 and 8 at 5): 2-10% faster on every general scene (LOG entry 52). The layered set
+// (coated materials) keeps the same 7 blocks, 1192 bytes of spills in shade: 4 blocks (128 registers, 972 bytes) and
+// 2 (205 registers, none) were 1-10% slower on the four layered scenes in the wavefront, the megakernel equal or up to
+// 29% slower (H100, LOG entry 58).
 #if defined(WP_SHADE_MIN_BLOCKS) && WP_SHADE_MIN_BLOCKS > 0
 constexpr int kShadeMinBlocks = WP_SHADE_MIN_BLOCKS;
 #else
@@ -53,11 +55,6 @@ constexpr int megakernel_min_blocks() {
 template <uint32_t F>
 constexpr int drain_min_blocks() {
     return F == kFeaturesSpheres ? 8 : 5;
-}
-// Experiment knob (profiling/LOG.md entry 58): the layered kernels' budget, WP_EXP_LAYERED_BLOCKS (0: the default).
-inline int experiment_layered_blocks() {
-    const char* e = std::getenv("WP_EXP_LAYERED_BLOCKS");
-    return e ? std::atoi(e) : 0;
 }
 #define WP_SHADE_BOUNDS(F) __launch_bounds__(kStageBlock, shade_min_blocks<F>())
 #define WP_MEGAKERNEL_BOUNDS(F) __launch_bounds__(kStageBlock, megakernel_min_blocks<F>())
@@ -99,9 +96,9 @@ void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const Wav
 // bound n_max of their count (empty slots sort last).
 size_t sort_rays_temp_bytes(uint32_t capacity);
 void launch_sort_rays(Launcher& L, void* temp, size_t temp_bytes, const SceneView& s, const WavefrontQueues& q,
-                      uint32_t n, RayKeyPoint point);
+                      uint32_t n);
 void launch_sort_shadow(Launcher& L, void* temp, size_t temp_bytes, const SceneView& s, const WavefrontQueues& q,
-                        uint32_t n_max, RayKeyPoint point);
+                        uint32_t n_max);
 KernelAttr attr_sort_rays();
 // shade: paths [0, n) (in q.order when set); pushes shadow rays onto q.shadow, live paths onto q.next (push) or
 // flags them (select).

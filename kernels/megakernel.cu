@@ -10,8 +10,8 @@ namespace wp {
 
 // W: the tree width compiled in (2 or 8), F the feature set (kernels/features.h); the launcher picks the scene's.
 // Samples [begin, end); the extension and shadow rays traced are added to rays[0..1].
-template <int W, uint32_t F, int B = megakernel_min_blocks<F>()>
-__global__ void __launch_bounds__(kStageBlock, B) megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin,
+template <int W, uint32_t F>
+__global__ void WP_MEGAKERNEL_BOUNDS(F) megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin,
                                                    uint64_t end, unsigned long long* rays, FetchCounters c) {
     const uint32_t lane = threadIdx.x & 31u;
     uint32_t ext = 0, shadow = 0;
@@ -43,11 +43,7 @@ MegakernelFn megakernel_fn(int width, uint32_t set, bool options = false) {
     }
     if (width == 8) return megakernel<8, kFeaturesAll>;
     if (set == kFeaturesSpheres) return megakernel<2, kFeaturesSpheres>;
-    if (set == kFeaturesGeneral) return megakernel<2, kFeaturesGeneral>;
-    static const int blocks = experiment_layered_blocks();  // experiment knob (LOG entry 58)
-    if (blocks == 4) return megakernel<2, kFeaturesAll, 4>;
-    if (blocks == 2) return megakernel<2, kFeaturesAll, 2>;
-    return megakernel<2, kFeaturesAll>;
+    return set == kFeaturesGeneral ? megakernel<2, kFeaturesGeneral> : megakernel<2, kFeaturesAll>;
 }
 }  // namespace
 

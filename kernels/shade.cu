@@ -7,10 +7,9 @@
 
 namespace wp {
 
-// F: the feature set (kernels/features.h); the launcher picks the scene's. B: the register budget (blocks of
-// kStageBlock per SM asked of ptxas).
-template <uint32_t F, int B = shade_min_blocks<F>()>
-__global__ void __launch_bounds__(kStageBlock, B) shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
+// F: the feature set (kernels/features.h); the launcher picks the scene's.
+template <uint32_t F>
+__global__ void WP_SHADE_BOUNDS(F) shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     // The depth histograms are counted per block in shared memory and added to the global ones once per block and
     // bin: a global atomic per warp and bin on a handful of addresses cost the kernel (LOG entry 30).
@@ -54,12 +53,7 @@ using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 ShadeFn shade_fn(uint32_t set, bool clamp = false) {
     if (clamp) return set == kFeaturesAll ? shade<kFeaturesAll | kWithClamp> : shade<kFeaturesGeneral | kWithClamp>;
     if (set == kFeaturesSpheres) return shade<kFeaturesSpheres>;
-    if (set == kFeaturesGeneral) return shade<kFeaturesGeneral>;
-    // Experiment knob (profiling/LOG.md entry 58): the layered set's budget, WP_EXP_LAYERED_BLOCKS=4 or 2
-    static const int blocks = experiment_layered_blocks();
-    if (blocks == 4) return shade<kFeaturesAll, 4>;
-    if (blocks == 2) return shade<kFeaturesAll, 2>;
-    return shade<kFeaturesAll>;
+    return set == kFeaturesGeneral ? shade<kFeaturesGeneral> : shade<kFeaturesAll>;
 }
 }  // namespace
 

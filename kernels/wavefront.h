@@ -80,20 +80,19 @@ WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueue
 }
 
 // sort_rays: the sort key of path i's ray (kernels/ray_order.h), and the identity the sort carries.
-WP_HD void sort_rays_key(const SceneView& s, const WavefrontQueues& q, uint32_t i, RayKeyPoint point) {
+WP_HD void sort_rays_key(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
     const F4 o = load_stream(&q.paths.o_pdf[i]), d = load_stream(&q.paths.dir_pixel[i]);
-    q.ray_key[i] = ray_sort_key(s, xyz(o), xyz(d), ray_key_extension_length(s), point, q.ray_cell_bits);
+    q.ray_key[i] = ray_sort_key(s, xyz(o), xyz(d));
     q.ray_iota[i] = i;
 }
-// sort_shadow: the same for shadow ray i of the n_max slots that may hold one (ray_key_none past the queue's
+// sort_shadow: the same for shadow ray i of the n_max slots that may hold one (kRayKeyNone past the queue's
 // length: those sort last).
-WP_HD void sort_shadow_key(const SceneView& s, const WavefrontQueues& q, uint32_t i, uint32_t count,
-                           RayKeyPoint point) {
+WP_HD void sort_shadow_key(const SceneView& s, const WavefrontQueues& q, uint32_t i, uint32_t count) {
     if (i < count) {
         const F4 o = load_stream(&q.shadow.o_tmax[i]), d = load_stream(&q.shadow.d_pixel[i]);
-        q.ray_key[i] = ray_sort_key(s, xyz(o), xyz(d), o.w, point, q.ray_cell_bits);
+        q.ray_key[i] = ray_sort_key(s, xyz(o), xyz(d));
     } else {
-        q.ray_key[i] = ray_key_none(q.ray_cell_bits);
+        q.ray_key[i] = kRayKeyNone;
     }
     q.ray_iota[i] = i;
 }

@@ -50,7 +50,6 @@ struct WavefrontQueues {
     uint32_t* ray_iota = nullptr;
     uint32_t* ray_order = nullptr;
     bool extend_sorted = false, shadow_sorted = false;
-    uint32_t ray_cell_bits = 7;  // the sort key's grid: 2^ray_cell_bits cells per axis (kernels/ray_order.h)
     // GPU: the persistent extend kernel's warps refill their lanes once this many are idle (1-32; 0: one thread
     // per ray). See kernels/persistent.h.
     uint32_t refill = 0;

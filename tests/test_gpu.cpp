@@ -440,7 +440,7 @@ TEST(Gpu, KernelAttributesAndRaycastPass) {
 
 // Rays traced in key order (kernels/ray_order.h) change no pixel and no ray count: a path's result does not depend
 // on the order it is traced in. Sorted from the first iteration (1) and only in large ones (a threshold above the
-// later iterations' size), both key points, on a triangle scene, a sphere scene and an area-lit glossy one.
+// later iterations' size), on a triangle scene, a sphere scene and an area-lit glossy one.
 TEST(Gpu, RaySortingChangesNoPixel) {
     REQUIRE_GPU();
     for (const char* name : {"sponza.json", "rtiow.json", "glossy-glass.json"}) {
@@ -456,8 +456,7 @@ TEST(Gpu, RaySortingChangesNoPixel) {
         double mean = 0;
         for (float v : ref.rgb) mean += v;
         EXPECT_GT(mean / double(ref.rgb.size()), 1e-3) << name;  // not an empty image
-        for (const char* point : {"origin", "end"}) {
-            setenv("WP_EXP_RAY_KEY", point, 1);
+        {
             for (uint32_t min : {1u, 50000u}) {
                 RenderOptions o = base;
                 o.sort_rays = min;
@@ -465,7 +464,7 @@ TEST(Gpu, RaySortingChangesNoPixel) {
                 const Image img = render_gpu(ls.data, rp, Mode::Wavefront, o, &st);
                 size_t differ = 0;
                 for (size_t k = 0; k < img.rgb.size(); ++k) differ += img.rgb[k] != ref.rgb[k];
-                EXPECT_EQ(differ, 0u) << name << ", key " << point << ", sorted from " << min;
+                EXPECT_EQ(differ, 0u) << name << ", sorted from " << min;
                 EXPECT_EQ(st.extension_rays, s0.extension_rays) << name;
                 EXPECT_EQ(st.shadow_rays, s0.shadow_rays) << name;
                 bool sorted = false;
@@ -473,7 +472,6 @@ TEST(Gpu, RaySortingChangesNoPixel) {
                 EXPECT_TRUE(sorted) << name << ": no sort_rays row";
             }
         }
-        unsetenv("WP_EXP_RAY_KEY");
         // the ray-cast pass: its bounces sorted first, the same rays traced
         RenderOptions so;
         so.sort_rays = 1;

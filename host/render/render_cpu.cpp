@@ -170,8 +170,8 @@ void sort_keys(const WavefrontQueues& q, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) q.ray_order[i] = uint32_t(pairs[i]);
 }
 // sort_rays on the CPU: the keys of paths [0, n)'s rays, sorted into q.ray_order.
-void cpu_sort_rays(const SceneView& s, const WavefrontQueues& q, uint32_t n, unsigned threads, RayKeyPoint point) {
-    parallel_for(n, threads, [&](uint64_t i) { stage::sort_rays_key(s, q, uint32_t(i), point); }, 1024);
+void cpu_sort_rays(const SceneView& s, const WavefrontQueues& q, uint32_t n, unsigned threads) {
+    parallel_for(n, threads, [&](uint64_t i) { stage::sort_rays_key(s, q, uint32_t(i)); }, 1024);
     sort_keys(q, n);
 }
 
@@ -204,13 +204,13 @@ struct CpuStages {
             for (uint32_t i = 0; i < n; ++i) q.order[count[q.material_key[i]]++] = q.order_iota[i];
         });
     }
-    void sort_rays(uint32_t n, RayKeyPoint point) {
-        timer.run("sort_rays", [&] { cpu_sort_rays(s, q, n, threads, point); });
+    void sort_rays(uint32_t n) {
+        timer.run("sort_rays", [&] { cpu_sort_rays(s, q, n, threads); });
     }
-    void sort_shadow(uint32_t, RayKeyPoint point) {
+    void sort_shadow(uint32_t) {
         const uint32_t m = q.counters[kShadowCount];
         timer.run("sort_shadow", [&] {
-            parallel_for(m, threads, [&](uint64_t i) { stage::sort_shadow_key(s, q, uint32_t(i), m, point); }, 1024);
+            parallel_for(m, threads, [&](uint64_t i) { stage::sort_shadow_key(s, q, uint32_t(i), m); }, 1024);
             sort_keys(q, m);
         });
     }
@@ -304,7 +304,7 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
         // the bounces traced in key order when --sort-rays asks for a queue this large (as the path tracer's)
         q.extend_sorted = opt.sort_rays > 0 && live >= opt.sort_rays;
         if (q.extend_sorted)
-            diffuse.run("sort_rays", [&] { cpu_sort_rays(s, q, live, threads, kRayKeyOrigin); });
+            diffuse.run("sort_rays", [&] { cpu_sort_rays(s, q, live, threads); });
         diffuse.run("extend", [&] {
             parallel_for(
                 live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64);

@@ -215,8 +215,8 @@ struct GpuStages {
     void clear_counts() { WP_CUDA(cudaMemsetAsync(q.counters, 0, kNumCounters * sizeof(uint32_t), L.stream())); }
     void extend(uint32_t n) { launch_extend(L, s, q, n); }
     void sort_materials(uint32_t n) { launch_sort_materials(L, temp, temp_bytes, q, n); }
-    void sort_rays(uint32_t n, RayKeyPoint point) { launch_sort_rays(L, temp, temp_bytes, s, q, n, point); }
-    void sort_shadow(uint32_t n, RayKeyPoint point) { launch_sort_shadow(L, temp, temp_bytes, s, q, n, point); }
+    void sort_rays(uint32_t n) { launch_sort_rays(L, temp, temp_bytes, s, q, n); }
+    void sort_shadow(uint32_t n) { launch_sort_shadow(L, temp, temp_bytes, s, q, n); }
     void shade(uint32_t n) { launch_shade(L, s, rp, film, q, n); }
     void shadow(uint32_t n) { launch_shadow(L, s, film, q, n); }
     void compact(uint32_t n) { launch_compact(L, temp, temp_bytes, q, n); }
@@ -577,7 +577,7 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
         q.swap();
         // the bounces traced in key order when --sort-rays asks for a queue this large (as the path tracer's)
         q.extend_sorted = opt.sort_rays > 0 && live >= opt.sort_rays;
-        if (q.extend_sorted) launch_sort_rays(diffuse, temp, temp_bytes, s, q, live, kRayKeyOrigin);
+        if (q.extend_sorted) launch_sort_rays(diffuse, temp, temp_bytes, s, q, live);
         launch_extend(diffuse, s, q, live);
         q.extend_sorted = false;
         q.swap();
