@@ -9,7 +9,7 @@
 //   position: world-space position of the first hit; 0 on a miss
 // A sample that escapes adds zero to every AOV (the mean is over all the pixel's samples).
 //
-// Exact sums (issue 23): each sample's AOV values are rounded to signed 64-bit fixed point, kAovScale = 2^24 units
+// Exact sums (shards): each sample's AOV values are rounded to signed 64-bit fixed point, kAovScale = 2^24 units
 // per unit (as the beauty film), each clamped to [-kAovMaxSample, kAovMaxSample] (a NaN adds 0), and a
 // pixel's channel is the two's-complement (wrapping) sum of its samples' words. Integer addition is associative, so
 // the sums of disjoint sample ranges (shards, the parts of a resumed render) add up to the whole render's exactly, in

@@ -9,7 +9,7 @@
 // The film adds non-negative fixed point and the path code assumes positive throughput, so the weight is not in the
 // path: a sample of negative weight adds to a second film (its pixel index plus the image's pixel count, see
 // RenderParams::film_pixels), and the image is (positive - negative) * k per pixel, k = (integral |f1| / integral
-// f1)^2, the constant that makes the weights' mean one (film_to_image). Documented in README.md.
+// f1)^2, the constant that makes the weights' mean one (film_to_image). Documented in docs/CLI.md.
 #pragma once
 #include "common.h"
 

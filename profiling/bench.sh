@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (not a test) on the GPU: `wavepath bench` over the benchmark scene set in both schedules with the
-# defaults (the README's table), then the wavefront's two alternatives a wavefront-vs-megakernel study compares:
+# defaults (docs/BENCHMARKS.md), then the wavefront's two alternatives a wavefront-vs-megakernel study compares:
 # shading sorted by material and CUB DeviceSelect compaction.
 #   profiling/bench.sh [extra wavepath bench arguments, e.g. --repeat 5 or scenes]
 # Reports into $O (default /tmp/wp-out): bench.{txt,json,svg}, bench-sorted.*, bench-select.*; prints the mode lines

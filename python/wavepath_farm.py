@@ -18,7 +18,7 @@ of this source tree (build/wavepath beside python/), else `wavepath` on PATH.
 `--address local` starts a cluster of its own in this process, isolated from any other Ray on the machine: its own
 temporary folder (removed at the end) and token authentication with a fresh token of its own (RAY_AUTH_MODE=token,
 RAY_AUTH_TOKEN_PATH to a file in that folder), so that a stale ~/.ray/auth_token or a RAY_ADDRESS in the
-environment plays no part. Tested with Ray 2.52 to 2.60 (RAY_SUPPORTED). README, "Render farms".
+environment plays no part. Tested with Ray 2.52 to 2.60 (RAY_SUPPORTED). docs/FARM.md.
 """
 import argparse
 import importlib.util
@@ -30,9 +30,9 @@ import sys
 import tempfile
 import time
 
-# wavepath's exit codes (README, "Exit codes"): these two are the input's fault, a retry cannot help
+# wavepath's exit codes (docs/CLI.md, "Exit codes"): these two are the input's fault, a retry cannot help
 EXIT_INPUT, EXIT_USAGE = 1, 2
-EXIT_RAY = 3  # the cluster could not be started or reached (as a render that failed: README, "Exit codes")
+EXIT_RAY = 3  # the cluster could not be started or reached (as a render that failed: docs/CLI.md, "Exit codes")
 # The Ray versions this driver is tested with (scripts/install-deps.sh installs within them): token authentication
 # (RAY_AUTH_MODE, RAY_AUTH_TOKEN_PATH) came in 2.52; 2.61 turns it on for every cluster (untested here).
 RAY_SUPPORTED = ((2, 52), (2, 61))  # [first, end)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command line end to end, one case per behaviour of issue 21 (each a CTest of its own, cli_<case>):
+# The command line end to end, one case per behaviour (each a CTest of its own, cli_<case>):
 #   tests/run_cli.sh CASE path/to/wavepath SOURCE_DIR BUILD_DIR
 # Every case works in a fresh folder under BUILD_DIR/cli-tests/CASE (the current folder of the commands) and
 # prints what it checked; it exits 1 on the first failed check.
@@ -318,7 +318,7 @@ metadata)
   ok "the EXR records render time, backend, device, schedule, version and command line"
   ;;
 shards_merge)
-  # issue 23: shards of sample ranges merged equal the single render bit for bit, in both schedules (and mixed)
+  # Shards of sample ranges merged equal the single render bit for bit, in both schedules (and mixed)
   R=("$S/cornell-box.json" --backend cpu --width 20 --height 14 --spp 8 --seed 3)
   for m in megakernel wavefront; do
     run full_$m "$WP" render "${R[@]}" --mode $m -o full_$m.pfm
@@ -519,7 +519,7 @@ resume_spp)
   ok "--resume with a larger --spp: the missing samples rendered, bit-identical to the larger render; fewer: an error"
   ;;
 aov_outputs)
-  # issue 22: AOVs as channels of the EXR, as files beside a PNG; a bad name and a blocked AOV file fail first (exit 2)
+  # AOVs as channels of the EXR, as files beside a PNG; a bad name and a blocked AOV file fail first (exit 2)
   run exr "$WP" render "$S/cornell-box.json" "${FAST[@]}" --aov albedo,normal,depth,position -o aov.exr
   want_rc "render --aov (EXR)" 0
   for ch in albedo.R albedo.G albedo.B N.X N.Y N.Z Z P.X; do grep -aqF "$ch" aov.exr || fail "no channel $ch in aov.exr"; done
@@ -539,7 +539,7 @@ aov_outputs)
   ok "AOVs: EXR channels, PNG files beside the image, names and outputs checked first"
   ;;
 filter_clamp)
-  # issue 22: --filter and --clamp; the defaults leave the image bit for bit
+  # --filter and --clamp; the defaults leave the image bit for bit
   run a "$WP" render "$S/cornell-box.json" "${FAST[@]}" -o plain.pfm
   want_rc "render" 0
   run b "$WP" render "$S/cornell-box.json" "${FAST[@]}" --filter box:0.5 --clamp 0 -o box.pfm
@@ -561,7 +561,7 @@ filter_clamp)
   ok "--filter and --clamp: defaults bit for bit, other filters change the image, bad values exit 2"
   ;;
 denoise)
-  # issue 22: --denoise writes NAME.denoised.EXT beside the raw image (Open Image Denoise, CPU device)
+  # --denoise writes NAME.denoised.EXT beside the raw image (Open Image Denoise, CPU device)
   run d "$WP" render "$S/cornell-box.json" --backend cpu --width 32 --height 32 --spp 4 --denoise -o dn.pfm
   want_rc "render --denoise" 0
   [ -s dn.pfm ] && [ -s dn.denoised.pfm ] || fail "no dn.pfm and dn.denoised.pfm: $(cat d.log)"
@@ -612,7 +612,7 @@ denoise)
   ok "--denoise: NAME.denoised.EXT beside the image; --denoise-device checked before any work; merge --denoise of shards and resume --denoise of their film equal render --denoise"
   ;;
 devices)
-  # issue 24: --devices splits a GPU render over devices; its usage errors exit 2 naming the option and the count
+  # --devices splits a GPU render over devices; its usage errors exit 2 naming the option and the count
   run c "$WP" render "$S/cornell-box.json" "${FAST[@]}" --devices 0 -o c.pfm
   want_rc "--devices with --backend cpu" 2
   has c "error: --devices picks CUDA GPUs: not with --backend cpu"

@@ -32,7 +32,7 @@ inline void expect_same_pixels(const Image& a, const Image& b, const char* what)
     EXPECT_EQ(std::memcmp(a.rgb.data(), b.rgb.data(), a.rgb.size() * sizeof(float)), 0) << what << ": pixels differ";
 }
 
-// The AOVs (issue 22 over ranges): the same exact sums and the same images.
+// The AOVs (over sample ranges): the same exact sums and the same images.
 inline void expect_same_aovs(const Image& a, const Image& b, const char* what) {
     EXPECT_EQ(a.aov_bits, b.aov_bits) << what;
     EXPECT_EQ(a.aov_sum, b.aov_sum) << what << ": AOV sums differ";

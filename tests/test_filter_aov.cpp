@@ -1,4 +1,4 @@
-// Issue 22: reconstruction filters (kernels/filter.h), the indirect clamp, the AOV pass (kernels/aov.h) and the
+// Reconstruction filters (kernels/filter.h), the indirect clamp, the AOV pass (kernels/aov.h) and the
 // denoiser (host/image/denoise.h), on the CPU backend.
 #include <gtest/gtest.h>
 #include <tinyexr.h>

@@ -727,7 +727,7 @@ TEST(Gpu, PersistentTraversalMatchesOneThreadPerRay) {
     }
 }
 
-// Issue 23 on the GPU: shards of sample ranges (whole passes and a split mid-pass) merged, and an interrupted render
+// Shards on the GPU: shards of sample ranges (whole passes and a split mid-pass) merged, and an interrupted render
 // resumed from its exact prefix, equal the single render's film and image bit for bit, in both schedules
 // (tests/shard_checks.h, as on the CPU in tests/test_film_file.cpp).
 namespace {
@@ -763,7 +763,7 @@ TEST(GpuShards, WavefrontResumeIsBitIdentical) {
     REQUIRE_GPU();
     wp_test::check_resume_bit_identical(gpu_render, Mode::Wavefront);
 }
-// Issue 23 with the wavefront's default drain: each shard ends with a drain of its own, so other paths reach the
+// Shards with the wavefront's default drain: each shard ends with a drain of its own, so other paths reach the
 // drain kernel than in the single render; without contraction in the wavefront's kernels (CMakeLists.txt) the merge
 // is still the single render bit for bit, and both equal the render without the drain.
 TEST(GpuShards, WavefrontMergeWithTheDrainIsBitIdentical) {
@@ -828,7 +828,7 @@ TEST(GpuShards, AovMergeAndResumeAreBitIdentical) {
     }
 }
 
-// Issue 22 on the GPU: the AOV pass (stage "aov") gives the known answers of a Lambert quad in both schedules and
+// AOVs on the GPU: the AOV pass (stage "aov") gives the known answers of a Lambert quad in both schedules and
 // agrees with the CPU's; the beauty is the same with and without it.
 TEST(Gpu, AovsOfALambertQuadMatchTheCpu) {
     REQUIRE_GPU();
@@ -913,7 +913,7 @@ TEST(Gpu, MitchellSignedWeightsAreUnbiased) {
     }
 }
 
-// Issue 24 on one GPU: a render split over RenderOptions::devices (host/render/multi_device.h). `{0}` is one worker
+// --devices on one GPU: a render split over RenderOptions::devices (host/render/multi_device.h). `{0}` is one worker
 // taking the whole range; `{0, 0}` two logical workers on GPU 0, each with its own thread, stream, scene copy, film
 // and queues, taking batches from the shared counter. Both give the default single-GPU render's film bit for bit:
 // the megakernel, and the wavefront with and without its drain: the paths that reach the drain depend on where the
@@ -1086,7 +1086,7 @@ TEST(GpuDevices, CancelLeavesAPrefixOfWholeBatchesAndErrorsAreClear) {
     EXPECT_EQ(current, 0);  // the caller's device as it was
 }
 
-// The denoiser on the GPU (issue 22): Open Image Denoise's CUDA device denoises a 16-spp GPU render of the Cornell
+// The denoiser on the GPU: Open Image Denoise's CUDA device denoises a 16-spp GPU render of the Cornell
 // box (256x256, albedo and normal AOVs) at least threefold closer to the Mitsuba reference (averaged over 4x4
 // blocks) in relative MSE, and agrees with OIDN's CPU device on the same input to well within that gain.
 TEST(Gpu, DenoiserOnTheCudaDeviceLowersRelMseThreefoldAndAgreesWithTheCpu) {

@@ -1,4 +1,4 @@
-// Issue 24's split render on the CPU (what CI has in place of several GPUs): the driver of
+// The split render (--devices) on the CPU (what CI has in place of several GPUs): the driver of
 // host/render/multi_device.h over CPU workers gives the single render's film bit for bit in both schedules, over a
 // sample range, with Mitchell's two films and with AOVs; a cancel leaves an exact prefix of whole batches; a slow
 // worker takes fewer batches; a worker's error reaches the caller; and `--devices` is parsed against the GPUs there

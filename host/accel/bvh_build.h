@@ -28,7 +28,7 @@ struct AABB {
 // Width of the scene's tree (SceneBuilder::build; the environment variable WP_BVH_WIDTH=2 or 8 overrides).
 // 2: the 8-wide tree (quantisation-aware collapse, spatial splits, binary leaves of 2 on big scenes) renders 4-5%
 // faster over the benchmark set by geometric mean, but loses RTIOW (4% wavefront, 10% megakernel) and first-hit
-// rays on Sponza (3.94 -> 2.77 Grays/s), RTIOW and the dragon, which issue 7's traversal targets measure:
+// rays on Sponza (3.94 -> 2.77 Grays/s), RTIOW and the dragon, which the traversal targets measure:
 // profiling/LOG.md entry 14.
 constexpr int kDefaultBVHWidth = 2;
 

@@ -7,7 +7,7 @@
 
 namespace wp {
 
-// The exit codes of `wavepath` (README, "Exit codes"); 128 + signal when interrupted (130 SIGINT, 143 SIGTERM).
+// The exit codes of `wavepath` (docs/CLI.md, "Exit codes"); 128 + signal when interrupted (130 SIGINT, 143 SIGTERM).
 enum ExitCode : int {
     kExitOk = 0,
     kExitInput = 1,   // a scene or input file is missing, unreadable or invalid

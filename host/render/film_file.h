@@ -2,7 +2,7 @@
 // fingerprint, the render settings and the range, in a .wpfilm file. Because the film is order-independent integer
 // sums and the random numbers are keyed by (pixel, sample), the sums of disjoint ranges add up to the whole render's
 // bit for bit: `wavepath render --samples START:COUNT` writes shards, `wavepath merge` adds them, `render --resume`
-// continues an interrupted render (host/app/main.cpp; README "Renders split across processes and machines").
+// continues an interrupted render (host/app/main.cpp; docs/CLI.md "Renders split across processes and machines").
 //
 // File layout: the line "WPFILM 1", one line of JSON (the header below), then the sums as little-endian unsigned
 // 64-bit words: the beauty's, 3 per pixel in pixel order (R, G, B), and with the Mitchell filter ("filter": 4) a

@@ -1,4 +1,4 @@
-// One render split over several workers (issue 24): the GPUs of RenderOptions::devices, or CPU workers (the tests'
+// One render split over several workers (--devices): the GPUs of RenderOptions::devices, or CPU workers (the tests'
 // stand-in for GPUs, in CI). A shared counter hands out batches [b, b + batch) of the render's range of global
 // sample indices; each worker (a host thread of its own) takes a batch, renders every sample of it into its own
 // film, and takes the next, until the range is done, the cancel flag is set or a worker fails. A worker finishes

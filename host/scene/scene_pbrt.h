@@ -1,4 +1,4 @@
-// Scenes in pbrt-v4's format: the subset that the published test scenes use (README.md, "Scenes", lists what is
+// Scenes in pbrt-v4's format: the subset that the published test scenes use (docs/SCENES.md lists what is
 // read, what is approximated and what is skipped). An own tokenizer (host/scene/pbrt_tokenizer.h) and parser.
 // Every error and warning names FILE:LINE:COLUMN; a directive or parameter that pbrt-v4 knows but wavepath does
 // not support is a warning (an error with `strict`), one that pbrt-v4 does not know is an error.
