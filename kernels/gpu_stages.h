@@ -10,7 +10,7 @@
 #include "kernels/kernel_attr.h"
 #include "kernels/launch.h"
 #include "kernels/scene_view.h"
-#include "queues/wavefront_queues.h"
+#include "kernels/wavefront_queues.h"
 
 namespace wp {
 

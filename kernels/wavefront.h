@@ -4,7 +4,7 @@
 // same functions, so the two backends and the two schedules differ only in scheduling.
 #pragma once
 #include "kernels/stages.h"
-#include "queues/wavefront_queues.h"
+#include "kernels/wavefront_queues.h"
 
 namespace wp {
 namespace stage {
