@@ -16,30 +16,30 @@
 #include "kernels/bvh8.h"
 #include "kernels/scene_view.h"
 
-#define WP_SCENE_TABLES(X)                                                                                          \
-    X(BVHNode, nodes, nodes, bvh)               /* the binary tree, or (WP_BVH_WIDTH=8) */                          \
-    X(BVH8Node, nodes8, nodes8, bvh)            /* the 8-wide compressed one; the other is empty */                 \
-    X(F4, geom, prims.geom, primitives)         /* 3 records per leaf slot (PrimArrays) */                          \
-    X(U4, info, prims.info, primitives)         /* 1 per leaf slot */                                               \
-    X(F4, attr, prims.attr, primitives)         /* corner normals and uvs, 4 per triangle that has them */          \
-    X(LambertData, lambert, lambert, shading)                                                                       \
-    X(ConductorData, conductor, conductor, shading)                                                                 \
-    X(DielectricData, dielectric, dielectric, shading)                                                              \
-    X(PrincipledData, principled, principled, shading)                                                              \
-    X(LayeredData, layered, layered, shading)                                                                       \
-    X(Light, lights, lights, shading)           /* area lights in leaf order, then the delta lights */              \
-    X(float, light_cdf, light_cdf, shading)     /* inclusive CDF over lights, last entry 1 */                       \
-    X(F4, env_texels, env.texels, environment)  /* lat-long map, radiance */                                        \
-    X(float, env_marginal, env.marginal, environment)       /* built by SceneBuilder::build */                      \
-    X(float, env_conditional, env.conditional, environment) /* built by SceneBuilder::build */                      \
-    X(F4, tex_texels, tex_texels, textures)     /* all textures, linear RGBA */                                     \
+#define WP_SCENE_TABLES(X)                                                                                         \
+    X(BVHNode, nodes, nodes, bvh)       /* the binary tree, or (WP_BVH_WIDTH=8) */                                 \
+    X(BVH8Node, nodes8, nodes8, bvh)    /* the 8-wide compressed one; the other is empty */                        \
+    X(F4, geom, prims.geom, primitives) /* 3 records per leaf slot (PrimArrays) */                                 \
+    X(U4, info, prims.info, primitives) /* 1 per leaf slot */                                                      \
+    X(F4, attr, prims.attr, primitives) /* corner normals and uvs, 4 per triangle that has them */                 \
+    X(LambertData, lambert, lambert, shading)                                                                      \
+    X(ConductorData, conductor, conductor, shading)                                                                \
+    X(DielectricData, dielectric, dielectric, shading)                                                             \
+    X(PrincipledData, principled, principled, shading)                                                             \
+    X(LayeredData, layered, layered, shading)                                                                      \
+    X(Light, lights, lights, shading)                       /* area lights in leaf order, then the delta lights */ \
+    X(float, light_cdf, light_cdf, shading)                 /* inclusive CDF over lights, last entry 1 */          \
+    X(F4, env_texels, env.texels, environment)              /* lat-long map, radiance */                           \
+    X(float, env_marginal, env.marginal, environment)       /* built by SceneBuilder::build */                     \
+    X(float, env_conditional, env.conditional, environment) /* built by SceneBuilder::build */                     \
+    X(F4, tex_texels, tex_texels, textures)                 /* all textures, linear RGBA */                        \
     X(TexInfo, textures, textures, textures)
 
 namespace wp {
 
 // Each row's SceneView pointer has the row's element type (a row and SceneView out of step fail to compile here).
-#define WP_SCENE_TABLE_CHECK(T, field, view, cat)                                                                    \
-    static_assert(std::is_same_v<decltype(std::declval<SceneView&>().view), const T*>,                              \
+#define WP_SCENE_TABLE_CHECK(T, field, view, cat)                                      \
+    static_assert(std::is_same_v<decltype(std::declval<SceneView&>().view), const T*>, \
                   "SceneView::" #view " is not a const " #T "* as WP_SCENE_TABLES says");
 WP_SCENE_TABLES(WP_SCENE_TABLE_CHECK)
 #undef WP_SCENE_TABLE_CHECK

@@ -294,22 +294,22 @@ TEST(FilmFile, FingerprintCoversEveryTable) {
     const uint64_t h = scene_fingerprint(base);
     EXPECT_EQ(scene_fingerprint(every_table_scene()), h) << "the same scene, the same fingerprint";
     int tables = 0;
-#define WP_CHECK_TABLE(T, field, view, cat)                                                                       \
-    {                                                                                                            \
-        ++tables;                                                                                                \
-        SceneData longer = base;                                                                                 \
-        longer.field.push_back(T{});                                                                             \
-        EXPECT_NE(scene_fingerprint(longer), h) << #field " with one more element";                            \
-        if (base.field.empty()) {                                                                                \
-            EXPECT_STREQ(#field, "nodes8") << "the test scene fills every table but the 8-wide tree's";         \
-        } else {                                                                                                 \
-            SceneData changed = base;                                                                            \
-            uint32_t w;                                                                                          \
-            std::memcpy(&w, &changed.field[0], 4); /* the first word: every element type's first field */       \
-            w ^= 0x00400001u;                                                                                    \
-            std::memcpy(&changed.field[0], &w, 4);                                                               \
-            EXPECT_NE(scene_fingerprint(changed), h) << #field "[0] changed";                                  \
-        }                                                                                                        \
+#define WP_CHECK_TABLE(T, field, view, cat)                                                               \
+    {                                                                                                     \
+        ++tables;                                                                                         \
+        SceneData longer = base;                                                                          \
+        longer.field.push_back(T{});                                                                      \
+        EXPECT_NE(scene_fingerprint(longer), h) << #field " with one more element";                       \
+        if (base.field.empty()) {                                                                         \
+            EXPECT_STREQ(#field, "nodes8") << "the test scene fills every table but the 8-wide tree's";   \
+        } else {                                                                                          \
+            SceneData changed = base;                                                                     \
+            uint32_t w;                                                                                   \
+            std::memcpy(&w, &changed.field[0], 4); /* the first word: every element type's first field */ \
+            w ^= 0x00400001u;                                                                             \
+            std::memcpy(&changed.field[0], &w, 4);                                                        \
+            EXPECT_NE(scene_fingerprint(changed), h) << #field "[0] changed";                             \
+        }                                                                                                 \
     }
     WP_SCENE_TABLES(WP_CHECK_TABLE)
 #undef WP_CHECK_TABLE

@@ -71,8 +71,9 @@ inline std::string load_line(const std::string& path, const LoadedScene& ls) {
     std::snprintf(s, sizeof s, "parse %.2f s, BVH %u primitives in %.2f s (%.2f M/s, SAH cost %.1f)", parse,
                   b.primitives, b.seconds, b.seconds > 0.0 ? 1e-6 * b.primitives / b.seconds : 0.0, b.sah_cost);
     // the build's memory forecast (checked before it against the memory available) beside what it took
-    const std::string memory = "; BVH memory forecast " + bytes_text(b.forecast_bytes) + ", measured " +
-                               (b.measured_bytes ? bytes_text(b.measured_bytes) : std::string("within the earlier peak"));
+    const std::string memory =
+        "; BVH memory forecast " + bytes_text(b.forecast_bytes) + ", measured " +
+        (b.measured_bytes ? bytes_text(b.measured_bytes) : std::string("within the earlier peak"));
     return "loading " + path + ": " + s + memory;
 }
 inline bool load_was_slow(const LoadedScene& ls) {

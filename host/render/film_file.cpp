@@ -66,7 +66,9 @@ namespace {
 void hash_item(Hash& h, float v) { h.f(v); }
 void hash_item(Hash& h, const F4& v) { h.f4(v); }
 void hash_item(Hash& h, const U4& v) { h.word(v.x), h.word(v.y), h.word(v.z), h.word(v.w); }
-void hash_item(Hash& h, const BVHNode& n) { hash_item(h, n.a), hash_item(h, n.b), hash_item(h, n.c), hash_item(h, n.d); }
+void hash_item(Hash& h, const BVHNode& n) {
+    hash_item(h, n.a), hash_item(h, n.b), hash_item(h, n.c), hash_item(h, n.d);
+}
 void hash_item(Hash& h, const BVH8Node& n) {
     hash_item(h, n.n0), hash_item(h, n.n1), hash_item(h, n.n2), hash_item(h, n.n3), hash_item(h, n.n4);
 }
@@ -95,8 +97,8 @@ uint64_t scene_fingerprint(const SceneData& s) {
     Hash h;
     // Every array of kernels/scene_tables.h (the tree and the sampling CDFs too: a film resumes only on the very
     // arrays it was rendered from), each as its length and its elements.
-#define WP_SCENE_HASH(T, field, view, cat)         \
-    h.count(s.field.size());                     \
+#define WP_SCENE_HASH(T, field, view, cat) \
+    h.count(s.field.size());               \
     for (const T& item : s.field) hash_item(h, item);
     WP_SCENE_TABLES(WP_SCENE_HASH)
 #undef WP_SCENE_HASH

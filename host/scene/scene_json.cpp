@@ -305,7 +305,9 @@ static bool ends_with(const std::string& s, const char* suffix) {
 
 namespace {
 LoadedScene load_native_json(const std::string& path, const LoadOptions& opt);
-LoadedScene load_gltf_format(const std::string& path, const LoadOptions& opt) { return load_gltf_scene(path, opt.build); }
+LoadedScene load_gltf_format(const std::string& path, const LoadOptions& opt) {
+    return load_gltf_scene(path, opt.build);
+}
 LoadedScene load_pbrt_format(const std::string& path, const LoadOptions& opt) {
     return load_pbrt_scene(path, opt.strict, opt.build);
 }
