@@ -402,7 +402,6 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, const BVHBuildOp
     plan.spatial_splits = bo.spatial_splits;
     plan.split_max_growth = bo.split_max_growth;
     plan.width = o.width;
-    plan.max_leaf = bo.max_leaf;
     std::string what;
     // (the scene's other arrays are copied into the result as the build starts)
     const uint64_t forecast = bvh_memory_forecast(prims_.size(), attrs_.size(), plan, &what) + table_bytes(data_);

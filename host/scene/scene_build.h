@@ -59,12 +59,11 @@ struct SceneMemoryError : std::runtime_error {
 // What the build of the tree over `primitives` primitives (`with_attr` of them with corner attributes) takes at its
 // peak, in bytes, from the per-primitive sizes of what SceneBuilder::build and build_bvh allocate (bvh_build.cpp);
 // `what` gets the terms in words. The references of spatial splits are counted at their budget, split_max_growth
-// times the primitives. Calibrated against measured peaks (LOG, ARCHITECTURE's host/scene section).
+// times the primitives. Calibrated against measured peaks (docs/ARCHITECTURE.md, host/scene).
 struct BVHBuildPlan {
     bool spatial_splits = true;
     float split_max_growth = 2.0f;
     int width = kDefaultBVHWidth;
-    uint32_t max_leaf = 2;
 };
 uint64_t bvh_memory_forecast(uint64_t primitives, uint64_t with_attr, const BVHBuildPlan& plan,
                              std::string* what = nullptr);
