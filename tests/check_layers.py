@@ -66,7 +66,8 @@ def check(root):
                         elif os.path.isfile(os.path.join(root, name)):
                             target = os.path.normpath(name)
                         else:
-                            problems.append('%s:%d: includes "%s", which is no file of the source tree' % (rel, n, name))
+                            problems.append('%s:%d: includes "%s", which is no file of the source tree'
+                                            % (rel, n, name))
                             continue
                         theirs = layer_of(target)
                         if theirs is None:

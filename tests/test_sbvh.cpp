@@ -364,9 +364,9 @@ TEST(SBVH, StanfordDragonMatchesPlainTree) {
     check_mesh(tris, 3000);
 }
 
-// SceneBuilder with spatial splits (WP_BVH_SPLITS=1): emissive long triangles that get split keep one light each, the light table
-// equals the one built without splits, every slot of a light's triangle names that light, attribute records are
-// shared, and rays see the same scene (binary and 8-wide trees).
+// SceneBuilder with spatial splits (WP_BVH_SPLITS=1): emissive long triangles that get split keep one light each,
+// the light table equals the one built without splits, every slot of a light's triangle names that light, attribute
+// records are shared, and rays see the same scene (binary and 8-wide trees).
 TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
     std::vector<Tri> tris = thin_soup(1500, 6);
     auto make = [&](const SceneBuildOptions& o) {

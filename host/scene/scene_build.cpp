@@ -409,7 +409,7 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, const BVHBuildOp
         const uint64_t available = o.memory_available();
         if (forecast > available) {
             // The forecast counts spatial splits at their whole reference budget, which many scenes do not spend
-            // (the dragon's build takes half of it): the knob without that budget, and what it forecasts.
+            // (the dragon's build takes under half of the forecast): the knob without that budget, and its forecast.
             std::string instead;
             if (plan.spatial_splits && plan.split_max_growth > 1.0f) {
                 BVHBuildPlan lean = plan;
@@ -430,7 +430,7 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, const BVHBuildOp
 std::vector<uint32_t> SceneBuilder::build_tree(SceneData& d, const std::vector<AABB>& boxes, BVHBuildOptions bo,
                                                const SceneBuildOptions& o) const {
     const int width = o.width;
-    // Spatial splits (SBVH; on by default, above): Sponza's wavefront 22% faster, its first-hit and
+    // Spatial splits (SBVH; on by default: tree_options): Sponza's wavefront 22% faster, its first-hit and
     // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
     // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in
     // several leaf slots (bvh.order has duplicates).
@@ -553,15 +553,13 @@ void SceneBuilder::add_delta_lights(SceneData& d, const std::vector<AABB>& boxes
 }
 
 SceneData SceneBuilder::build(const SceneBuildOptions& o, const std::string& source) {
-    BVHBuildOptions bo = tree_options(o, prims_.size(), !prims_.empty() && all_spheres());
+    const BVHBuildOptions bo = tree_options(o, prims_.size(), !prims_.empty() && all_spheres());
     const uint64_t forecast = check_memory(o, bo, source);  // before anything of the build is allocated
     const uint64_t resident0 = resident_bytes(), peak0 = peak_bytes();
     SceneData d = data_;
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = process_cpu_seconds();
     const std::vector<AABB> boxes = primitive_boxes();
-    // conservative boxes also for camera rays from outside the scene (BVHBuildOptions::pad_ulps)
-    bo.pad_magnitude = std::max({std::fabs(d.camera.pos.x), std::fabs(d.camera.pos.y), std::fabs(d.camera.pos.z)});
     const std::vector<uint32_t> order = build_tree(d, boxes, bo, o);
     d.bvh_stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     d.bvh_stats.cpu_seconds = process_cpu_seconds() - cpu0;
