@@ -11,7 +11,7 @@
 #include "kernels/launch.h"
 #include "kernels/ray_order.h"
 #include "kernels/scene_view.h"
-#include "queues/wavefront_queues.h"
+#include "kernels/wavefront_queues.h"
 
 namespace wp {
 

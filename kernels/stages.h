@@ -1,4 +1,4 @@
-// The per-path stage bodies (PathState and ShadowRay are the queue records of queues/path_queue.h). The wavefront launchers run each over a queue; the megakernel and the
+// The per-path stage bodies (PathState and ShadowRay are the queue records of kernels/path_queue.h). The wavefront launchers run each over a queue; the megakernel and the
 // CPU loop call them in sequence for one path. Same code, different scheduling.
 #pragma once
 #include "bvh8.h"
@@ -7,7 +7,7 @@
 #include "lights.h"
 #include "rng.h"
 #include "texture.h"
-#include "queues/path_queue.h"
+#include "kernels/path_queue.h"
 
 namespace wp {
 

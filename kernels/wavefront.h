@@ -5,7 +5,7 @@
 #pragma once
 #include "kernels/ray_order.h"
 #include "kernels/stages.h"
-#include "queues/wavefront_queues.h"
+#include "kernels/wavefront_queues.h"
 
 namespace wp {
 namespace stage {

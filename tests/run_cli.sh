@@ -741,6 +741,26 @@ PY
   [ ! -e heavy.pfm ] || fail "heavy.pfm written"
   ok "host memory: the render's estimated before it starts, the load's watched; exit 3 with the sizes"
   ;;
+bvh_forecast)
+  # the tree's memory is forecast from the primitive count before it is built: over what is available (here
+  # WP_HOST_MEMORY_LIMIT, above the dragon's parse but below its tree) the load stops before the build, exit 3,
+  # naming the scene, the primitives, the forecast and what is available; --stats prints the forecast beside the
+  # measured build
+  run dr env WP_HOST_MEMORY_LIMIT=192M "$WP" render "$S/dragon.json" --backend cpu --width 8 --height 8 --spp 1 \
+    --stats -o dr.pfm
+  want_rc "the dragon's tree over the memory limit" 3
+  has dr "error: $S/dragon.json: the scene's BVH would not fit in host memory: building it over 500002 primitives takes about "
+  has dr "(forecast: 1000004 references at most"
+  has dr "are available under WP_HOST_MEMORY_LIMIT=192.0 MiB; nothing was built"
+  hasnt dr "BVH 500002 primitives in"
+  hasnt dr "does not fit in host memory: loading it"
+  [ ! -e dr.pfm ] || fail "dr.pfm written"
+  run st "$WP" render "$S/cornell-box.json" "${FAST[@]}" --stats -o st.pfm
+  want_rc "--stats" 0
+  grep -Eq "^loading .*cornell-box.json: parse [0-9.]+ s, BVH 18 primitives in [0-9.]+ s \(.*SAH cost [0-9.]+\); BVH memory forecast [0-9.]+ [KMG]iB, measured " st.log \
+    || fail "no forecast beside the build in: $(cat st.log)"
+  ok "the tree's memory forecast: over the limit, exit 3 before the build with the sizes; --stats prints it"
+  ;;
 small_frictions)
   # pbrt-v4's Film "filename" and Tungsten's output file name the default output (in the current folder)
   run pb "$WP" render "$S/cornell-box.pbrt" "${FAST[@]}"

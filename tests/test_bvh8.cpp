@@ -431,7 +431,7 @@ TEST(BVH8, QuantisationIsConservativeFarFromOrigin) {
 // vertex attributes and the light's primitive index must all follow): the rendered image is the binary tree's,
 // bit for bit (one light, so the light table's order cannot differ), in both schedules of the CPU backend.
 TEST(BVH8, SceneBuilderWideTreeRendersTheBinaryTreesImage) {
-    auto scene = [] {
+    auto scene = [](const SceneBuildOptions& o) {
         SceneBuilder b;
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> U(-1.0f, 1.0f);
@@ -453,18 +453,13 @@ TEST(BVH8, SceneBuilderWideTreeRendersTheBinaryTreesImage) {
         }
         b.quad(vec3(-0.5f, 2.5f, -0.5f), vec3(1, 0, 0), vec3(0, 0, 1), red, vec3(8.0f));
         b.set_camera(make_camera(vec3(0, 1.5f, 5), vec3(0, 0.3f, 0), vec3(0, 1, 0), 45.0f, 1.0f));
-        return b.build();
+        return b.build(o);
     };
-    const char* old = std::getenv("WP_BVH_WIDTH");
-    std::string saved = old ? old : "";
-    setenv("WP_BVH_WIDTH", "2", 1);
-    SceneData binary = scene();
-    setenv("WP_BVH_WIDTH", "8", 1);
-    SceneData wide = scene();
-    if (old)
-        setenv("WP_BVH_WIDTH", saved.c_str(), 1);
-    else
-        unsetenv("WP_BVH_WIDTH");
+    SceneBuildOptions two, eight;
+    two.width = 2;
+    eight.width = 8;
+    SceneData binary = scene(two);
+    SceneData wide = scene(eight);
     ASSERT_FALSE(binary.nodes.empty());
     ASSERT_TRUE(binary.nodes8.empty());
     ASSERT_FALSE(wide.nodes8.empty());

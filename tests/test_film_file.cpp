@@ -2,6 +2,7 @@
 // render equal the single render bit for bit on the CPU, both schedules (the GPU's in tests/test_gpu.cpp); the file
 // round trip; the merge's refusals of other scenes, other settings and overlapping ranges, and its missing ranges.
 #include <gtest/gtest.h>
+#include <cstring>
 #include <fstream>
 #include "host/render/film_file.h"
 #include "tests/cornell_scene.h"
@@ -255,4 +256,75 @@ TEST(Merge, ReportsMissingRanges) {
     Image img = film_image(m, {{0, np}, {2 * np, 3 * np}});
     EXPECT_EQ(img.samples, 2 * np);
     EXPECT_FLOAT_EQ(img.rgb[0], film_value(m.sum[0], 2));
+}
+
+// A scene with every array of kernels/scene_tables.h filled but the 8-wide tree's (its binary one is built): every
+// material type, an image texture, corner attributes, an area and a delta light, an environment map.
+SceneData every_table_scene() {
+    SceneBuilder b;
+    const uint32_t tex = b.texture({F4{0.2f, 0.4f, 0.6f, 1.0f}, F4{0.8f, 0.6f, 0.4f, 1.0f}}, 2, 1);
+    const MatHandle l = b.lambert(vec3(0.5f), tex), c = b.conductor(vec3(0.9f), 0.1f), d = b.dielectric(1.5f);
+    const MatHandle p = b.principled(vec3(0.3f), 0.5f, 0.5f);
+    LayeredData ld{};
+    ld.reflectance = vec3(0.5f);
+    ld.reflectance_tex = kNoTexture;
+    ld.coat_eta = 1.5f;
+    ld.max_depth = 10;
+    ld.nsamples = 1;
+    const MatHandle y = b.layered(ld);
+    TriAttr ta;
+    ta.has_normals = true;
+    for (int k = 0; k < 3; ++k) ta.n[k] = vec3(0, 0, 1), ta.uv[k] = vec2(0.5f * float(k));
+    b.triangle(vec3(0, 0, 0), vec3(1, 0, 0), vec3(0, 1, 0), l, ta);
+    b.sphere(vec3(2, 0, 0), 0.5f, c);
+    b.sphere(vec3(-2, 0, 0), 0.5f, d);
+    b.sphere(vec3(0, 2, 0), 0.5f, p);
+    b.sphere(vec3(0, -2, 0), 0.5f, y);
+    b.quad(vec3(-1, 3, -1), vec3(2, 0, 0), vec3(0, 0, 2), l, vec3(4.0f));
+    b.point_light(vec3(0, 5, 0), vec3(10.0f));
+    b.set_environment({F4{1, 1, 1, 1}, F4{0.5f, 0.5f, 0.5f, 1}, F4{0.2f, 0.2f, 0.2f, 1}, F4{1, 0, 0, 1}}, 2, 2);
+    b.set_camera(make_camera(vec3(0, 0, 8), vec3(0), vec3(0, 1, 0), 40.0f, 1.0f));
+    return b.build();
+}
+
+// The fingerprint covers every array of kernels/scene_tables.h: one more element in any of them, or another value
+// in its first element, is another scene (a table left out would let --resume take a film of a changed scene).
+TEST(FilmFile, FingerprintCoversEveryTable) {
+    const SceneData base = every_table_scene();
+    const uint64_t h = scene_fingerprint(base);
+    EXPECT_EQ(scene_fingerprint(every_table_scene()), h) << "the same scene, the same fingerprint";
+    int tables = 0;
+#define WP_CHECK_TABLE(T, field, view, cat)                                                               \
+    {                                                                                                     \
+        ++tables;                                                                                         \
+        SceneData longer = base;                                                                          \
+        longer.field.push_back(T{});                                                                      \
+        EXPECT_NE(scene_fingerprint(longer), h) << #field " with one more element";                       \
+        if (base.field.empty()) {                                                                         \
+            EXPECT_STREQ(#field, "nodes8") << "the test scene fills every table but the 8-wide tree's";   \
+        } else {                                                                                          \
+            SceneData changed = base;                                                                     \
+            uint32_t w;                                                                                   \
+            std::memcpy(&w, &changed.field[0], 4); /* the first word: every element type's first field */ \
+            w ^= 0x00400001u;                                                                             \
+            std::memcpy(&changed.field[0], &w, 4);                                                        \
+            EXPECT_NE(scene_fingerprint(changed), h) << #field "[0] changed";                             \
+        }                                                                                                 \
+    }
+    WP_SCENE_TABLES(WP_CHECK_TABLE)
+#undef WP_CHECK_TABLE
+    EXPECT_EQ(tables, 17);
+    // and what is not an array
+    auto differs = [&](auto&& change) {
+        SceneData s = base;
+        change(s);
+        return scene_fingerprint(s) != h;
+    };
+    EXPECT_TRUE(differs([](SceneData& s) { s.background.y += 1.0f; }));
+    EXPECT_TRUE(differs([](SceneData& s) { s.env_width += 1; }));
+    EXPECT_TRUE(differs([](SceneData& s) { s.env_height += 1; }));
+    EXPECT_TRUE(differs([](SceneData& s) { s.env_rotation_deg += 1.0f; }));
+    EXPECT_TRUE(differs([](SceneData& s) { s.env_select_prob *= 0.5f; }));
+    EXPECT_TRUE(differs([](SceneData& s) { s.camera.pos.z += 1.0f; }));
+    EXPECT_TRUE(differs([](SceneData& s) { s.camera.focus_dist += 1.0f; }));
 }

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include "host/image/denoise.h"
 #include "host/render/render.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
 #include "kernels/filter.h"

@@ -16,7 +16,7 @@
 #include "host/scene/scene_pbrt.h"
 #include "kernels/aov.h"
 #include "kernels/gpu_stages.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "tests/cornell_reference.h"
 #include "tests/cornell_scene.h"
 #include "tests/shard_checks.h"

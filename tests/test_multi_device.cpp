@@ -13,7 +13,7 @@
 #include <thread>
 #include "host/app/cli_support.h"
 #include "host/render/multi_device.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "kernels/aov.h"
 #include "tests/cornell_scene.h"
 #include "tests/shard_checks.h"

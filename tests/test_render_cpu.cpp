@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <atomic>
 #include "host/render/render.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
 #include "kernels/bvh8.h"

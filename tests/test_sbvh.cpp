@@ -255,26 +255,19 @@ void check_mesh(const std::vector<Tri>& tris, int min_hits) {
     EXPECT_GT(compare_trees(plain, split, rays_around(tris, 20000, 7)), min_hits);
 }
 
-// Sets an environment variable for the scope, restoring the old value.
-struct EnvVar {
-    std::string name, old;
-    bool had;
-    EnvVar(const char* n, const char* v) : name(n) {
-        const char* o = std::getenv(n);
-        had = o != nullptr;
-        if (had) old = o;
-        if (v)
-            setenv(n, v, 1);
-        else
-            unsetenv(n);
-    }
-    ~EnvVar() {
-        if (had)
-            setenv(name.c_str(), old.c_str(), 1);
-        else
-            unsetenv(name.c_str());
-    }
-};
+// The tree's build options of a width, spatial splits on or off (the WP_BVH_WIDTH and WP_BVH_SPLITS knobs).
+SceneBuildOptions tree(int width, bool splits) {
+    SceneBuildOptions o;
+    o.width = width;
+    o.spatial_splits = splits;
+    return o;
+}
+
+LoadOptions load_tree(int width, bool splits) {
+    LoadOptions lo;
+    lo.build = tree(width, splits);
+    return lo;
+}
 
 }  // namespace
 
@@ -371,12 +364,12 @@ TEST(SBVH, StanfordDragonMatchesPlainTree) {
     check_mesh(tris, 3000);
 }
 
-// SceneBuilder with WP_BVH_SPLITS=1: emissive long triangles that get split keep one light each, the light table
-// equals the one built without splits, every slot of a light's triangle names that light, attribute records are
-// shared, and rays see the same scene (binary and 8-wide trees).
+// SceneBuilder with spatial splits (WP_BVH_SPLITS=1): emissive long triangles that get split keep one light each,
+// the light table equals the one built without splits, every slot of a light's triangle names that light, attribute
+// records are shared, and rays see the same scene (binary and 8-wide trees).
 TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
     std::vector<Tri> tris = thin_soup(1500, 6);
-    auto make = [&]() {
+    auto make = [&](const SceneBuildOptions& o) {
         SceneBuilder b;
         MatHandle m = b.lambert(vec3(0.5f));
         for (size_t i = 0; i < tris.size(); ++i) {
@@ -394,21 +387,9 @@ TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
         }
         b.sphere(vec3(0, 0, 0), 0.5f, m, vec3(3.0f));
         b.quad(vec3(-12, 12, -12), vec3(24, 0, 0), vec3(0, 0, 24), m, vec3(0.25f), true);
-        return b.build();
+        return b.build(o);
     };
-    SceneData d0, d1, d8;
-    {
-        EnvVar w("WP_BVH_WIDTH", "2"), s("WP_BVH_SPLITS", "0");
-        d0 = make();
-    }
-    {
-        EnvVar w("WP_BVH_WIDTH", "2"), s("WP_BVH_SPLITS", "1");
-        d1 = make();
-    }
-    {
-        EnvVar w("WP_BVH_WIDTH", "8"), s("WP_BVH_SPLITS", "1");
-        d8 = make();
-    }
+    const SceneData d0 = make(tree(2, false)), d1 = make(tree(2, true)), d8 = make(tree(8, true));
     const size_t n = tris.size() + 2;
     ASSERT_EQ(d0.info.size(), n);
     ASSERT_GT(d1.info.size(), n) << "no spatial split";
@@ -481,11 +462,7 @@ TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
 
 // Timing and counts on Sponza, split vs plain (not part of the suite: --gtest_also_run_disabled_tests).
 TEST(SBVH, DISABLED_SponzaStats) {
-    LoadedScene ls;
-    {
-        EnvVar w("WP_BVH_WIDTH", "2"), s("WP_BVH_SPLITS", "0");
-        ls = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json");
-    }
+    LoadedScene ls = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json", load_tree(2, false));
     const SceneData& d = ls.data;
     std::vector<Tri> tris;
     std::vector<AABB> boxes;
@@ -512,9 +489,8 @@ TEST(SBVH, DISABLED_SponzaStats) {
     }
     // whole SceneBuilder path with the knob
     for (const char* v : {"0", "1"}) {
-        EnvVar w("WP_BVH_WIDTH", "2"), s("WP_BVH_SPLITS", v);
         auto t0 = std::chrono::steady_clock::now();
-        LoadedScene l2 = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json");
+        LoadedScene l2 = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json", load_tree(2, v[0] == '1'));
         double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("  load_scene_json WP_BVH_SPLITS=%s: %zu slots, %zu nodes, %zu lights, %.2f s\n", v,
                     l2.data.info.size(), l2.data.nodes.size(), l2.data.lights.size(), sec);
@@ -574,4 +550,67 @@ TEST(SBVH, BuildIsDeterministicForAnyThreadCount) {
     EXPECT_TRUE(same_tree(one, sbvh_of(tris, 0.0f, 5)));
     const BVHBuild fast = sbvh_of(tris, kDefaultSplitBeta, 2);
     EXPECT_TRUE(same_tree(fast, sbvh_of(tris, kDefaultSplitBeta, 1)));
+}
+
+// The tree's memory forecast from the per-primitive sizes of what SceneBuilder::build and build_bvh allocate
+// (bvh_memory_forecast): spatial splits at their reference budget (2 per primitive by default).
+TEST(SceneBuild, MemoryForecastArithmetic) {
+    BVHBuildPlan plan;  // spatial splits, growth 2, binary tree
+    // while building: boxes 24 + triangles 36 + two generations of references 2 x 2 x 28 x 2 + nodes reserved,
+    // grown to the references and the subtrees' own 64 x (1 + 2) + 68 + order 4 x 2, per primitive
+    EXPECT_EQ(bvh_memory_forecast(1000, 0, plan), 1000u * (24 + 36 + 224 + 260 + 8));
+    EXPECT_EQ(bvh_memory_forecast(2000, 0, plan), 2 * bvh_memory_forecast(1000, 0, plan));
+    plan.width = 8;  // and the references' clipped boxes for the collapse, 24 x 2
+    EXPECT_EQ(bvh_memory_forecast(1000, 0, plan), 1000u * (24 + 36 + 224 + 260 + 8 + 48));
+    plan.width = 2;
+    plan.spatial_splits = false;  // after the build: boxes 24 + nodes 64 + order 4 + geometry and info 64
+    EXPECT_EQ(bvh_memory_forecast(1000, 0, plan), 1000u * (24 + 64 + 4 + 64));
+    EXPECT_EQ(bvh_memory_forecast(1000, 500, plan), 1000u * (24 + 64 + 4 + 64) + 500u * 64);  // corner attributes
+    plan.spatial_splits = true;
+    plan.split_max_growth = 1.0f;  // no references added: one generation, the nodes reserved and the subtrees' own
+    EXPECT_EQ(bvh_memory_forecast(1000, 0, plan), 1000u * (24 + 36 + 56 + 64 + 68 + 4));
+    std::string what;
+    plan.split_max_growth = 1.5f;
+    bvh_memory_forecast(1000, 0, plan, &what);
+    EXPECT_EQ(what.rfind("1500 references at most, peak while building: boxes ", 0), 0u) << what;
+}
+
+// A build whose forecast exceeds the memory available stops before it starts, naming the scene, its primitives,
+// the forecast and what is available; within it, the forecast is kept beside the measured build.
+TEST(SceneBuild, MemoryForecastRefusesBeforeBuilding) {
+    SceneBuilder b;
+    const MatHandle m = b.lambert(vec3(0.5f));
+    for (const Tri& t : thin_soup(2000, 3)) b.triangle(t[0], t[1], t[2], m);
+    SceneBuildOptions o;
+    int asked = 0;
+    o.memory_available = [&] {
+        ++asked;
+        return uint64_t(1) << 20;
+    };
+    o.memory_what = "available under WP_HOST_MEMORY_LIMIT=1.0 MiB";
+    try {
+        b.build(o, "soup.json");
+        FAIL() << "built over the memory available";
+    } catch (const SceneMemoryError& e) {
+        const std::string m = e.what();
+        EXPECT_EQ(m.rfind("soup.json: the scene's BVH would not fit in host memory: building it over 2000 primitives "
+                          "takes about 1.1 MiB (forecast: 4000 references at most",
+                          0),
+                  0u)
+            << m;
+        EXPECT_NE(m.find(") and 1.0 MiB are available under WP_HOST_MEMORY_LIMIT=1.0 MiB; nothing was built "
+                         "(WP_BVH_SPLIT_GROWTH=1, no references added by spatial splits, forecasts 0.5 MiB)"),
+                  std::string::npos)
+            << m;
+    }
+    EXPECT_EQ(asked, 1);
+    o.memory_available = [&] {
+        ++asked;
+        return uint64_t(1) << 30;
+    };
+    const SceneData d = b.build(o, "soup.json");
+    EXPECT_EQ(asked, 2);
+    BVHBuildPlan plan;
+    EXPECT_EQ(d.bvh_stats.forecast_bytes, bvh_memory_forecast(2000, 0, plan) + sizeof(LambertData));
+    EXPECT_EQ(d.bvh_stats.primitives, 2000u);
 }

@@ -397,10 +397,4 @@ BVH8Child bvh8_child(const BVH8Node& n, int slot) {
     return ch;
 }
 
-int configured_bvh_width() {
-    const char* e = std::getenv("WP_BVH_WIDTH");
-    if (!e) return kDefaultBVHWidth;
-    return std::atoi(e) == 2 ? 2 : 8;
-}
-
 }  // namespace wp

@@ -26,9 +26,6 @@ struct BVH8BuildOptions {
     float prim_cost = 0.3f;  // of one primitive test, relative to node_cost (the paper's c_prim)
 };
 
-// The tree width SceneBuilder::build makes: kDefaultBVHWidth, or the environment's WP_BVH_WIDTH (2, else 8).
-int configured_bvh_width();
-
 // nodes: a binary tree from build_bvh. prim_boxes (optional): primitive boxes in binary leaf order; binary
 // leaves of more than 3 primitives are cut into sub-ranges, which get tight boxes from it (without it, each
 // sub-range keeps its leaf's box). Throws std::runtime_error if the wide tree is deeper than kBVH8StackSize.

@@ -210,7 +210,7 @@ json run_bench(const BenchOptions& o) {
     }
 
     // per-kernel resources: ptxas's build-time report (every instance) and the runtime's occupancy
-    const int width = configured_bvh_width();
+    const int width = o.settings.load.build.width;
     std::string rpath = o.resources_path.empty() ? default_resources_path() : o.resources_path;
     std::vector<PtxasKernel> ptx;
     if (!rpath.empty()) {

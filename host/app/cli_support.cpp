@@ -332,6 +332,43 @@ HostMemory host_memory() {
     return m;
 }
 
+SceneBuildOptions build_options_from_env() {
+    SceneBuildOptions o;
+    auto integer = [](const char* name, std::optional<int>& to) {
+        if (const char* e = std::getenv(name)) to = std::atoi(e);
+    };
+    auto real = [](const char* name, std::optional<float>& to) {
+        if (const char* e = std::getenv(name)) to = float(std::atof(e));
+    };
+    if (const char* e = std::getenv("WP_BVH_WIDTH")) o.width = std::atoi(e) == 2 ? 2 : 8;
+    if (const char* e = std::getenv("WP_BVH_SPLITS")) o.spatial_splits = std::atoi(e) != 0;
+    integer("WP_BVH_BINS", o.bins);
+    integer("WP_BVH_MAX_LEAF", o.max_leaf);
+    real("WP_BVH_SPLIT_ALPHA", o.split_alpha);
+    real("WP_BVH_SPLIT_GROWTH", o.split_growth);
+    integer("WP_BVH_OPTIMIZE", o.optimize_batches);
+    integer("WP_BVH_SPLIT_MIN_REFS", o.split_min_refs);
+    real("WP_BVH_SPLIT_BETA", o.split_beta);
+    real("WP_BVH_SPLIT_GAMMA", o.split_gamma);
+    integer("WP_BVH_SPLIT_BINS", o.split_bins);
+    integer("WP_BVH_THREADS", o.threads);
+    if (const char* e = std::getenv("WP_BVH8_COLLAPSE")) o.bvh8_sah_collapse = std::string(e) != "greedy";
+    real("WP_BVH8_PRIM_COST", o.bvh8_prim_cost);
+    // the memory the tree may take, asked as its build starts (after the parse, whose arrays are then resident)
+    o.memory_available = [] { return host_memory().available; };
+    const HostMemory hm = host_memory();
+    if (hm.limited) o.memory_what = "available under WP_HOST_MEMORY_LIMIT=" + bytes_text(hm.total);
+    return o;
+}
+
+LoadOptions load_options_from_env() {
+    LoadOptions lo;
+    lo.build = build_options_from_env();
+    return lo;
+}
+
+int configured_bvh_width() { return build_options_from_env().width; }
+
 std::string bytes_text(uint64_t b) {
     char s[32];
     if (b >= (1ull << 30))

@@ -21,7 +21,7 @@
 #include "host/app/cli_support.h"
 #include "host/app/render_setup.h"
 #include "host/render/film_file.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "host/image/denoise.h"
 #include "host/image/image_io.h"
 #include "host/image/image_stats.h"
@@ -786,6 +786,11 @@ int run_render(const RenderCall& c) {
                     throw FilmError("--resume " + c.resume + " is not a render of " + j.scene +
                                     " with these settings: they differ in " + d);
             }
+        } catch (const SceneMemoryError& e) {  // the tree's forecast over the memory available: refused unbuilt
+            std::fprintf(stderr, "error: %s\n", e.what());
+            j.status = "scene error";
+            j.code = kExitRender;
+            ++load_errors;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "error: %s\n", e.what());
             j.status = "scene error";

@@ -9,10 +9,10 @@
 #include <string>
 #include "host/app/cli_support.h"
 #include "host/render/render.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
-#include "queues/wavefront_queues.h"
+#include "kernels/wavefront_queues.h"
 
 namespace wp {
 
@@ -28,7 +28,8 @@ struct SceneOverrides {
 struct RenderSettings {
     std::string backend = "auto";  // gpu, cpu, auto (the GPU when present)
     SceneOverrides scene;
-    LoadOptions load;       // strict: every importer warning is an error (--strict)
+    // strict: every importer warning is an error (--strict); the tree's knobs and memory check from the environment
+    LoadOptions load = load_options_from_env();
     RenderOptions options;  // threads, capacity, sort_materials, drain_below, push_compaction, refill, ...
     std::string devices;    // --devices: "all" or a list, resolved into options.devices (parse_devices)
     bool devices_given = false;
@@ -59,7 +60,8 @@ inline LoadedScene load_render_scene(const std::string& path, const SceneOverrid
 }
 
 // The load's phases, wall clock: "loading scenes/dragon.json: parse 0.41 s, BVH 500002 primitives in 0.62 s
-// (0.81 M/s, SAH cost 41.2)". Parse is everything of load_scene_json but the tree (reading, parsing, meshes,
+// (0.81 M/s, SAH cost 41.2); BVH memory forecast 120.0 MiB, measured 90.0 MiB" (the build's peak over the resident
+// memory before it; "within the earlier peak" when the parse's was higher). Parse is everything of load_scene_json but the tree (reading, parsing, meshes,
 // textures, the scene's arrays). `wavepath render` prints it to stderr when a phase took over a second, or with
 // --stats.
 inline std::string load_line(const std::string& path, const LoadedScene& ls) {
@@ -68,7 +70,11 @@ inline std::string load_line(const std::string& path, const LoadedScene& ls) {
     char s[256];
     std::snprintf(s, sizeof s, "parse %.2f s, BVH %u primitives in %.2f s (%.2f M/s, SAH cost %.1f)", parse,
                   b.primitives, b.seconds, b.seconds > 0.0 ? 1e-6 * b.primitives / b.seconds : 0.0, b.sah_cost);
-    return "loading " + path + ": " + s;
+    // the build's memory forecast (checked before it against the memory available) beside what it took
+    const std::string memory =
+        "; BVH memory forecast " + bytes_text(b.forecast_bytes) + ", measured " +
+        (b.measured_bytes ? bytes_text(b.measured_bytes) : std::string("within the earlier peak"));
+    return "loading " + path + ": " + s + memory;
 }
 inline bool load_was_slow(const LoadedScene& ls) {
     return ls.load_seconds - ls.data.bvh_stats.seconds > 1.0 || ls.data.bvh_stats.seconds > 1.0;

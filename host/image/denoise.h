@@ -8,7 +8,7 @@
 // back), the one way that works on every OIDN device.
 #pragma once
 #include <string>
-#include "host/render/render.h"
+#include "host/image/image.h"
 
 namespace wp {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "host/render/render.h"
+#include "host/image/image.h"
 
 namespace wp {
 

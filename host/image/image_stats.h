@@ -2,7 +2,7 @@
 // independent renders (different seeds) estimate the same expected image.
 #pragma once
 #include <vector>
-#include "host/render/render.h"
+#include "host/image/image.h"
 
 namespace wp {
 

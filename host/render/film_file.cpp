@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "host/scene/mesh_obj.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
@@ -61,51 +61,50 @@ std::string aov_names(uint32_t bits) {
     return s.empty() ? "none" : s;
 }
 
+namespace {
+// Each table element's fields that a render reads (padding words apart: they may hold anything).
+void hash_item(Hash& h, float v) { h.f(v); }
+void hash_item(Hash& h, const F4& v) { h.f4(v); }
+void hash_item(Hash& h, const U4& v) { h.word(v.x), h.word(v.y), h.word(v.z), h.word(v.w); }
+void hash_item(Hash& h, const BVHNode& n) {
+    hash_item(h, n.a), hash_item(h, n.b), hash_item(h, n.c), hash_item(h, n.d);
+}
+void hash_item(Hash& h, const BVH8Node& n) {
+    hash_item(h, n.n0), hash_item(h, n.n1), hash_item(h, n.n2), hash_item(h, n.n3), hash_item(h, n.n4);
+}
+void hash_item(Hash& h, const LambertData& m) { h.v3(m.albedo), h.word(m.albedo_tex); }
+void hash_item(Hash& h, const ConductorData& m) {
+    h.v3(m.color), h.f(m.alpha), h.v3(m.eta), h.word(m.use_complex_ior), h.v3(m.k);
+}
+void hash_item(Hash& h, const DielectricData& m) { h.v3(m.tint), h.f(m.ior), h.f(m.alpha); }
+void hash_item(Hash& h, const PrincipledData& m) {
+    h.v3(m.base_color), h.f(m.metallic), h.f(m.roughness), h.word(m.base_tex), h.word(m.mr_tex);
+    h.word(m.normal_tex), h.v3(m.emissive), h.word(m.emissive_tex), h.f(m.normal_scale);
+}
+void hash_item(Hash& h, const LayeredData& m) {
+    h.v3(m.reflectance), h.word(m.reflectance_tex), h.v3(m.albedo), h.f(m.thickness), h.v3(m.eta), h.f(m.g);
+    h.v3(m.k), h.f(m.coat_eta), h.f(m.coat_alpha), h.f(m.base_alpha), h.word(m.conductor_base);
+    h.word(m.max_depth), h.word(m.nsamples);
+}
+void hash_item(Hash& h, const Light& l) {
+    h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
+    h.word(l.type), h.v3(l.pos), h.f(l.cos_start), h.v3(l.dir), h.f(l.cos_end);
+}
+void hash_item(Hash& h, const TexInfo& t) { h.word(t.offset), h.word(t.width), h.word(t.height), h.word(t.kind); }
+}  // namespace
+
 uint64_t scene_fingerprint(const SceneData& s) {
     Hash h;
-    h.count(s.geom.size());
-    for (const F4& v : s.geom) h.f4(v);
-    h.count(s.info.size());
-    for (const U4& v : s.info) h.word(v.x), h.word(v.y), h.word(v.z), h.word(v.w);
-    h.count(s.attr.size());
-    for (const F4& v : s.attr) h.f4(v);
-    h.count(s.lambert.size());
-    for (const LambertData& m : s.lambert) h.v3(m.albedo), h.word(m.albedo_tex);
-    h.count(s.conductor.size());
-    for (const ConductorData& m : s.conductor)
-        h.v3(m.color), h.f(m.alpha), h.v3(m.eta), h.word(m.use_complex_ior), h.v3(m.k);
-    h.count(s.dielectric.size());
-    for (const DielectricData& m : s.dielectric) h.v3(m.tint), h.f(m.ior), h.f(m.alpha);
-    h.count(s.principled.size());
-    for (const PrincipledData& m : s.principled) {
-        h.v3(m.base_color), h.f(m.metallic), h.f(m.roughness), h.word(m.base_tex), h.word(m.mr_tex);
-        h.word(m.normal_tex), h.v3(m.emissive), h.word(m.emissive_tex), h.f(m.normal_scale);
-    }
-    // (after the tables older films hashed, and only when present, so that their fingerprints stay as they were)
-    if (!s.layered.empty()) h.count(s.layered.size());
-    for (const LayeredData& m : s.layered) {
-        h.v3(m.reflectance), h.word(m.reflectance_tex), h.v3(m.albedo), h.f(m.thickness), h.v3(m.eta), h.f(m.g);
-        h.v3(m.k), h.f(m.coat_eta), h.f(m.coat_alpha), h.f(m.base_alpha), h.word(m.conductor_base);
-        h.word(m.max_depth), h.word(m.nsamples);
-    }
-    h.count(s.lights.size());
-    for (const Light& l : s.lights) {
-        h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
-        // a delta light's fields (an area light adds nothing, so the fingerprints of scenes without delta lights,
-        // and the films that carry them, stay as they were)
-        if (l.type != kLightArea) h.word(l.type), h.v3(l.pos), h.f(l.cos_start), h.v3(l.dir), h.f(l.cos_end);
-    }
-    h.count(s.tex_texels.size());
-    for (const F4& v : s.tex_texels) h.f4(v);
-    h.count(s.textures.size());
-    for (const TexInfo& t : s.textures) {
-        h.word(t.offset), h.word(t.width), h.word(t.height);
-        if (t.kind != kTexImage) h.word(t.kind);  // (images hash as before kinds existed)
-    }
+    // Every array of kernels/scene_tables.h (the tree and the sampling CDFs too: a film resumes only on the very
+    // arrays it was rendered from), each as its length and its elements.
+#define WP_SCENE_HASH(T, field, view, cat) \
+    h.count(s.field.size());               \
+    for (const T& item : s.field) hash_item(h, item);
+    WP_SCENE_TABLES(WP_SCENE_HASH)
+#undef WP_SCENE_HASH
+    // and what is not an array
     h.v3(s.background);
-    h.count(s.env_texels.size());
-    for (const F4& v : s.env_texels) h.f4(v);
-    h.word(s.env_width), h.word(s.env_height), h.f(s.env_rotation_deg);
+    h.word(s.env_width), h.word(s.env_height), h.f(s.env_rotation_deg), h.f(s.env_select_prob);
     const CameraData& c = s.camera;
     h.v3(c.pos), h.f(c.tan_half_fov_y), h.v3(c.right), h.v3(c.up), h.v3(c.forward);
     h.f(c.aspect), h.f(c.lens_radius), h.f(c.focus_dist);

@@ -52,7 +52,8 @@ struct PartialFilm {
     uint64_t film_words() const;  // sum's size: 3 per film pixel (RenderParams::film_pixels)
 };
 
-// 64-bit fingerprint of what a scene renders: geometry, materials, lights, textures, environment and camera.
+// 64-bit fingerprint of what a scene renders: every array of kernels/scene_tables.h (geometry, tree, materials,
+// lights and their CDF, textures, environment and its CDFs), the environment's scalars and the camera.
 uint64_t scene_fingerprint(const SceneData& scene);
 
 // The render settings a film must share with another to be merged or resumed, from a render's parameters.

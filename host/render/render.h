@@ -8,55 +8,13 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "host/image/image.h"
+#include "host/render/render_common.h"
 #include "host/scene/scene_build.h"
 #include "kernels/kernel_attr.h"
 #include "kernels/scene_view.h"
 
 namespace wp {
-
-struct Image {
-    uint32_t width = 0, height = 0;
-    std::vector<float> rgb;  // linear, 3 per pixel
-    unsigned long long nonfinite = 0;
-    uint32_t first_nonfinite_pixel = 0xffffffffu;
-    // finite samples with a component above kFilmMaxSample (1e6, kernels/film.h), added clamped to it
-    unsigned long long clamped = 0;
-    // Samples in the image: global sample indices [first, first + samples) (index = rank + pixels * sample pass,
-    // RenderParams::pixel_of_rank), so each pixel holds the passes the range covers, one more where the range's
-    // partial passes cover its rank. Fewer than the range asked for (RenderOptions::sample_end) if interrupted.
-    uint64_t first = 0, samples = 0;
-    bool interrupted = false;
-    // The film's exact 64-bit fixed-point sums (kernels/film.h), 3 per pixel, that rgb was divided from: what a
-    // partial film keeps (host/render/film_file.h) so that shards merge and renders resume bit for bit.
-    std::vector<unsigned long long> sum;
-    // AOVs (RenderOptions::aovs, kernels/aov.h), over the same samples as rgb; empty when not asked for:
-    // albedo, normal and position 3 floats per pixel, depth 1.
-    std::vector<float> albedo, normal, depth, position;
-    // The AOVs' exact fixed-point sums that those were divided from (aov_images; kernels/aov.h: aov_view's layout,
-    // aov_channels(aov_bits) words per pixel), what a partial film keeps beside the beauty's sums; aov_bits: AovBits.
-    std::vector<unsigned long long> aov_sum;
-    uint32_t aov_bits = 0;
-    double spp() const { return width && height ? double(samples) / (double(width) * height) : 0.0; }
-};
-
-// Samples of pixel rank r among the global sample indices [0, x) of an image of np pixels.
-inline uint64_t samples_of_rank_before(uint64_t x, uint64_t np, uint64_t r) { return x / np + (r < x % np ? 1 : 0); }
-
-// Film sums to an image holding the sample indices [begin, end) (each pixel divided by its own sample count; with
-// Mitchell's two films, 6 words per pixel, (positive - negative) * k: kernels/filter.h); the sums move into
-// Image::sum.
-Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp, uint64_t begin, uint64_t end);
-// The same over several disjoint ranges (a merge with gaps: each pixel divided by its samples in all of them).
-Image film_to_image(std::vector<unsigned long long> sum, const RenderParams& rp,
-                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
-
-// The image's AOV sums (Image::aov_sum, aov_bits) sized for the bits asked for (kernels/aov.h), zeroed, as the AOV
-// pass's output view.
-struct AovView;
-AovView alloc_aovs(Image& img, uint32_t bits);
-// The AOV images (Image::albedo, normal, depth, position) from img.aov_sum: each pixel's sums / kAovScale / its own
-// sample count over `ranges` (the samples the sums hold), as float.
-void aov_images(Image& img, const RenderParams& rp, const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
 
 enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };
@@ -125,15 +83,6 @@ struct RenderOptions {
     // by split_batch_size (host/render/multi_device.h). Any batch gives the same image.
     uint64_t split_batch = 0;
 };
-
-// Device memory a render needs before its queues: the scene's arrays (BVH, primitives, materials, lights,
-// textures, environment) and the film. `what` gets the breakdown in words.
-uint64_t scene_device_bytes(const SceneData& scene, std::string* what = nullptr);
-uint64_t film_device_bytes(const RenderParams& rp);
-// "" when a render whose scene and film need `needed` bytes plus at least `queue_min` bytes of queues fits in
-// `free_bytes`; otherwise the message: how much it needs (with the breakdown) and how much there is.
-std::string device_memory_problem(uint64_t needed, uint64_t queue_min, uint64_t free_bytes, const std::string& what,
-                                  const std::string& device);
 
 struct KernelRow {
     std::string name;

@@ -86,27 +86,12 @@ struct NvtxRange {
     ~NvtxRange() { nvtxRangePop(); }
 };
 
+// The host view with every array of kernels/scene_tables.h replaced by its device copy (null when empty).
 SceneView upload_scene(const SceneData& sd, DeviceArena& A) {
     SceneView s = sd.view();
-    s.nodes = A.upload(sd.nodes);
-    s.nodes8 = A.upload(sd.nodes8);
-    s.prims.geom = A.upload(sd.geom);
-    s.prims.info = A.upload(sd.info);
-    s.prims.attr = A.upload(sd.attr);
-    s.lambert = A.upload(sd.lambert);
-    s.conductor = A.upload(sd.conductor);
-    s.dielectric = A.upload(sd.dielectric);
-    s.principled = A.upload(sd.principled);
-    s.layered = A.upload(sd.layered);
-    s.lights = A.upload(sd.lights);
-    s.light_cdf = A.upload(sd.light_cdf);
-    if (s.env.texels) {
-        s.env.texels = A.upload(sd.env_texels);
-        s.env.marginal = A.upload(sd.env_marginal);
-        s.env.conditional = A.upload(sd.env_conditional);
-    }
-    s.tex_texels = A.upload(sd.tex_texels);
-    s.textures = A.upload(sd.textures);
+#define WP_SCENE_UPLOAD(T, field, view, cat) s.view = A.upload(sd.field);
+    WP_SCENE_TABLES(WP_SCENE_UPLOAD)
+#undef WP_SCENE_UPLOAD
     return s;
 }
 

@@ -1,7 +1,7 @@
 // The wavefront schedule, written once for both backends: a script of named stages (after pbrt-v4's
 // WavefrontPathIntegrator::Render) over a backend X whose stages are CUDA launches (render_gpu.cpp) or parallel
 // loops on CPU threads (render_cpu.cpp), each running the per-item stage bodies of kernels/wavefront.h over the
-// queues X.q (queues/wavefront_queues.h). X provides:
+// queues X.q (kernels/wavefront_queues.h). X provides:
 //   generate(first_slot, first_sample, n)   camera paths of samples [first_sample, +n) into slots [first_slot, +n)
 //   clear_counts()                          the shadow and live counters to zero
 //   extend(n), sort_materials(n), shade(n), shadow(n), compact(n)   the stages over paths [0, n)

@@ -7,39 +7,29 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <cstdio>
+#include <fstream>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace wp {
 
 SceneView SceneData::view() const {
     SceneView s;
-    s.nodes = nodes.empty() ? nullptr : nodes.data();
-    s.nodes8 = nodes8.empty() ? nullptr : nodes8.data();
-    s.prims.geom = geom.data();
-    s.prims.info = info.data();
-    s.prims.attr = attr.empty() ? nullptr : attr.data();
+    // every array by its row of kernels/scene_tables.h; an empty one is a null pointer, as the GPU upload makes it
+#define WP_SCENE_VIEW_POINTER(T, field, view, cat) s.view = field.empty() ? nullptr : field.data();
+    WP_SCENE_TABLES(WP_SCENE_VIEW_POINTER)
+#undef WP_SCENE_VIEW_POINTER
     s.prims.count = uint32_t(info.size());
-    s.lambert = lambert.data();
-    s.conductor = conductor.data();
-    s.dielectric = dielectric.data();
-    s.principled = principled.data();
-    s.layered = layered.empty() ? nullptr : layered.data();
-    s.lights = lights.data();
-    s.light_cdf = light_cdf.data();
     s.num_lights = uint32_t(lights.size());
     s.env.constant = background;
     s.env.select_prob = env_select_prob;
     s.env.rot_cos = std::cos(env_rotation_deg * kPi / 180.0f);
     s.env.rot_sin = std::sin(env_rotation_deg * kPi / 180.0f);
-    if (!env_texels.empty()) {
-        s.env.texels = env_texels.data();
+    if (!env_texels.empty()) {  // (without a map the environment is the constant: no size)
         s.env.width = env_width;
         s.env.height = env_height;
-        s.env.marginal = env_marginal.data();
-        s.env.conditional = env_conditional.data();
     }
-    s.tex_texels = tex_texels.empty() ? nullptr : tex_texels.data();
-    s.textures = textures.empty() ? nullptr : textures.data();
     s.camera = camera;
     s.bounds_lo = bounds_lo;
     s.bounds_hi = bounds_hi;
@@ -228,10 +218,169 @@ double process_cpu_seconds() {
     return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-SceneData SceneBuilder::build() {
-    SceneData d = data_;
-    const auto t0 = std::chrono::steady_clock::now();
-    const double cpu0 = process_cpu_seconds();
+namespace {
+
+// This process's resident memory now (/proc/self/statm) and its peak so far (getrusage), for the build's measured
+// memory beside its forecast (BVHBuildStats).
+uint64_t resident_bytes() {
+    std::ifstream f("/proc/self/statm");
+    uint64_t size = 0, resident = 0;
+    if (!(f >> size >> resident)) return 0;
+    return resident * uint64_t(sysconf(_SC_PAGESIZE));
+}
+uint64_t peak_bytes() {
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return uint64_t(u.ru_maxrss) * 1024;  // (Linux: KiB)
+}
+
+std::string mib_text(uint64_t b) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.1f MiB", double(b) / 1048576.0);
+    return s;
+}
+
+// The binary tree's options for n primitives (all_spheres: no other shape): the builder's defaults for the scene,
+// then the knobs o sets (SceneBuildOptions: the WP_BVH_* variables), each clamped to its range.
+BVHBuildOptions tree_options(const SceneBuildOptions& o, size_t n, bool all_spheres) {
+    BVHBuildOptions bo;
+    // Leaves of up to 2 pay on large meshes (Sponza -14%, dragon -11%) but cost small scenes a level of nodes
+    // (the 18-primitive Cornell box +13%): up to 4 below 1024 primitives (profiling/LOG.md entry 8).
+    if (n < 1024) bo.max_leaf = 4;
+    // Scenes of spheres alone (RTIOW's 488) take leaves of 1: on the H200 their frame is 4% faster in the megakernel
+    // and 2% in the wavefront than with leaves of 4; leaves of 2 and 8 were slower (profiling/LOG.md entry 44).
+    // Counted on the host (profiling/experiments/traversal_counts.cpp), leaves of 4 had looked cheapest. Same image.
+    if (n > 0 && all_spheres) bo.max_leaf = 1;
+    // Spatial splits (SBVH) are on unless WP_BVH_SPLITS=0.
+    bo.spatial_splits = o.spatial_splits.value_or(true);
+    // The wide tree is best collapsed from binary leaves of 1: its SAH collapse regroups them into leaves of up to 3
+    // itself (Cornell 19.1 -> 17.1 ms, RTIOW and the dragon 1-5% faster, Sponza equal: LOG.md entry 9). With spatial
+    // splits, leaves of 1 spend the whole reference budget on Sponza for no gain; leaves of 2 make it 13% faster
+    // (172.2 -> 149.1 ms, LOG.md entry 12); small scenes keep 1.
+    if (o.width == 8) bo.max_leaf = bo.spatial_splits && n >= 1024 ? 2 : 1;
+    // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF.
+    if (o.bins) bo.bins = std::max(2, std::min(256, *o.bins));
+    if (o.max_leaf) bo.max_leaf = uint32_t(std::max(1, std::min(16, *o.max_leaf)));
+    // spatial splits' knobs (BVHBuildOptions::split_alpha, split_max_growth) and the reinsertion's batches
+    // (optimize_batches), for measurements (profiling/LOG.md entries 39-40)
+    if (o.split_alpha) bo.split_alpha = std::max(0.0f, *o.split_alpha);
+    if (o.split_growth) bo.split_max_growth = std::max(1.0f, std::min(8.0f, *o.split_growth));
+    if (o.optimize_batches) bo.optimize_batches = std::max(0, *o.optimize_batches);
+    // spatial splits only where the object split's children overlap by 0.2 of the node's area (kDefaultSplitBeta),
+    // and the faster build's knobs (BVHBuildOptions::split_beta, split_min_refs, split_bins, threads): LOG.md entry 55
+    bo.split_beta = kDefaultSplitBeta;
+    if (o.split_min_refs) bo.split_min_refs = uint32_t(std::max(0, *o.split_min_refs));
+    if (o.split_beta) bo.split_beta = std::max(0.0f, *o.split_beta);
+    // and only where a reference spans more than a quarter of the node (kDefaultSplitGamma, LOG.md entry 56)
+    bo.split_gamma = o.split_gamma ? std::max(0.0f, *o.split_gamma) : kDefaultSplitGamma;
+    // 16 planes per axis for spatial splits (LOG.md entry 56)
+    bo.split_bins = o.split_bins ? std::max(0, std::min(256, *o.split_bins)) : kDefaultSplitBins;
+    if (o.threads) bo.threads = std::max(1, *o.threads);
+    // the wide tree's collapse reads the references' clipped boxes; the binary tree does not
+    bo.ref_boxes = o.width == 8;
+    return bo;
+}
+
+// The bytes of d's arrays (kernels/scene_tables.h).
+uint64_t table_bytes(const SceneData& d) {
+    uint64_t b = 0;
+#define WP_SCENE_TABLE_BYTES(T, field, view, cat) b += uint64_t(d.field.size()) * sizeof(T);
+    WP_SCENE_TABLES(WP_SCENE_TABLE_BYTES)
+#undef WP_SCENE_TABLE_BYTES
+    return b;
+}
+
+// The light table's selection probabilities and CDF from each light's power.
+void light_table(SceneData& d, const std::vector<float>& power) {
+    double total = 0;
+    for (float w : power) total += w;
+    double acc = 0;
+    for (size_t i = 0; i < d.lights.size(); ++i) {
+        d.lights[i].select_pdf = float(power[i] / total);
+        acc += power[i];
+        d.light_cdf.push_back(float(acc / total));
+    }
+    if (!d.light_cdf.empty()) d.light_cdf.back() = 1.0f;
+}
+
+// The environment's sampling CDFs and its selection probability.
+void environment_cdfs(SceneData& d) {
+    // Environment: CDFs over texels weighted by luminance * sin(theta); a light when it emits anything.
+    bool env_emits = max_comp(d.background) > 0.0f;
+    if (!d.env_texels.empty()) {
+        uint32_t W = d.env_width, H = d.env_height;
+        d.env_conditional.assign(size_t(H) * (W + 1), 0.0f);
+        d.env_marginal.assign(H + 1, 0.0f);
+        std::vector<double> row(H, 0.0);
+        for (uint32_t j = 0; j < H; ++j) {
+            double st = std::sin(kPi * (j + 0.5) / H), acc = 0.0;
+            std::vector<double> c(W + 1, 0.0);
+            for (uint32_t i = 0; i < W; ++i) {
+                const F4& t = d.env_texels[size_t(j) * W + i];
+                double w = std::max(0.0, double(luminance(vec3(t.x, t.y, t.z)))) * st;
+                if (!std::isfinite(w)) throw std::runtime_error("environment map has non-finite texels");
+                acc += w;
+                c[i + 1] = acc;
+            }
+            row[j] = acc;
+            float* dst = &d.env_conditional[size_t(j) * (W + 1)];
+            for (uint32_t i = 0; i <= W; ++i) dst[i] = acc > 0 ? float(c[i] / acc) : float(i) / float(W);
+            dst[W] = 1.0f;
+        }
+        double tot = 0.0;
+        for (uint32_t j = 0; j < H; ++j) tot += row[j];
+        env_emits = tot > 0.0;
+        double acc = 0.0;
+        for (uint32_t j = 0; j < H; ++j) {
+            acc += row[j];
+            d.env_marginal[j + 1] = tot > 0 ? float(acc / tot) : float(j + 1) / float(H);
+        }
+        d.env_marginal[H] = 1.0f;
+    }
+    d.env_select_prob = env_emits ? (d.lights.empty() ? 1.0f : 0.5f) : 0.0f;
+}
+
+}  // namespace
+
+uint64_t bvh_memory_forecast(uint64_t n, uint64_t with_attr, const BVHBuildPlan& plan, std::string* what) {
+    // References: one per primitive, with spatial splits up to split_max_growth per primitive (their budget, which
+    // Sponza spends and the dragon hardly touches: an upper bound).
+    const bool splits = plan.spatial_splits;
+    const uint64_t refs = splits ? uint64_t(double(n) * std::max(1.0f, plan.split_max_growth)) : n;
+    const uint64_t extra = refs - n;            // the references spatial splits may add
+    const uint64_t boxes = 24 * n;              // SceneBuilder::build's primitive boxes
+    const uint64_t tris = splits ? 36 * n : 0;  // triangles for the clipping
+    // sbvh's references and their spare buffers (2 x 28 B); a spatial split's children get buffers of their own while
+    // their parent's stay, counted as two more of each added reference (measured on Sponza, which spends the whole
+    // budget). The object-split builder: centroids.
+    const uint64_t build_refs = splits ? 2 * 28 * refs + 2 * 2 * 28 * extra : 12 * n;
+    // Nodes (64 B) and order (4 B), at most one each per reference. While building, the nodes reserved for the
+    // primitives grow toward the references (old and new buffers), and the subtrees built apart hold their own
+    // nodes and order until appended to their parent's.
+    const uint64_t nodes = 64 * refs, order = 4 * refs;
+    const uint64_t nodes_building = splits ? 64 * (refs + extra) + (64 + 4) * n : nodes;
+    const uint64_t ref_boxes = plan.width == 8 ? 24 * refs : 0;  // clipped boxes for the collapse
+    const uint64_t slots = (48 + 16) * refs + 64 * with_attr;    // geometry and info per slot, corner attributes
+    const uint64_t dup = refs != n ? 8 * n : 0;                  // lights and attributes of split primitives
+    // The wide tree's collapse: leaf boxes, its nodes (80 B, fewer than the binary's) and the order's two copies.
+    const uint64_t wide = plan.width == 8 ? 24 * refs + 80 * (refs / 2 + 1) + 8 * refs : 0;
+    // Peak: the build's buffers while the tree is made, or the tree with the slot arrays after it.
+    const uint64_t during = boxes + tris + build_refs + nodes_building + order + ref_boxes;
+    const uint64_t after = boxes + nodes + order + std::max(wide, slots + dup);
+    const uint64_t peak = std::max(during, after);
+    if (what)
+        *what = std::to_string(refs) + " references at most, peak " + (during >= after ? "while building" : "after") +
+                ": boxes " + mib_text(boxes) + ", references " + mib_text(build_refs + tris + ref_boxes) + ", nodes " +
+                mib_text((during >= after ? nodes_building : nodes) + order + (during >= after ? 0 : wide)) +
+                (during >= after ? std::string() : ", per-slot arrays " + mib_text(slots + dup));
+    return peak;
+}
+
+bool SceneBuilder::all_spheres() const {
+    return std::all_of(prims_.begin(), prims_.end(), [](const Prim& p) { return p.type == ShapeType::Sphere; });
+}
+
+std::vector<AABB> SceneBuilder::primitive_boxes() const {
     std::vector<AABB> boxes(prims_.size());
     for (size_t i = 0; i < prims_.size(); ++i) {
         const Prim& p = prims_[i];
@@ -248,47 +397,44 @@ SceneData SceneBuilder::build() {
         d.bounds_lo = glm::min(d.bounds_lo, b.lo);
         d.bounds_hi = glm::max(d.bounds_hi, b.hi);
     }
-    // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF, WP_BVH_SPLITS.
-    BVHBuildOptions bo;
-    // Leaves of up to 2 pay on large meshes (Sponza -14%, dragon -11%) but cost small scenes a level of nodes
-    // (the 18-primitive Cornell box +13%): up to 4 below 1024 primitives (profiling/LOG.md entry 8).
-    if (boxes.size() < 1024) bo.max_leaf = 4;
-    // Scenes of spheres alone (RTIOW's 488) take leaves of 1: on the H200 their frame is 4% faster in the megakernel
-    // and 2% in the wavefront than with leaves of 4; leaves of 2 and 8 were slower (profiling/LOG.md entry 44).
-    // Counted on the host (profiling/experiments/traversal_counts.cpp), leaves of 4 had looked cheapest. Same image.
-    if (!prims_.empty() &&
-        std::all_of(prims_.begin(), prims_.end(), [](const Prim& p) { return p.type == ShapeType::Sphere; }))
-        bo.max_leaf = 1;
-    // Tree width: 8 (the compressed wide BVH of Ylitie et al. 2017, collapsed from the binary tree) or 2.
-    const int width = configured_bvh_width();
-    // Spatial splits (see below) are on unless WP_BVH_SPLITS=0.
-    bo.spatial_splits = true;
-    if (const char* e = std::getenv("WP_BVH_SPLITS")) bo.spatial_splits = std::atoi(e) != 0;
-    // The wide tree is best collapsed from binary leaves of 1: its SAH collapse regroups them into leaves of up
-    // to 3 itself (Cornell 19.1 -> 17.1 ms, RTIOW and the dragon 1-5% faster, Sponza equal: LOG.md entry 9). With
-    // spatial splits, leaves of 1 spend the whole reference budget on Sponza for no gain; leaves of 2 make it 13%
-    // faster (172.2 -> 149.1 ms, LOG.md entry 12); small scenes keep 1.
-    if (width == 8) bo.max_leaf = bo.spatial_splits && boxes.size() >= 1024 ? 2 : 1;
-    if (const char* e = std::getenv("WP_BVH_BINS")) bo.bins = std::max(2, std::min(256, std::atoi(e)));
-    if (const char* e = std::getenv("WP_BVH_MAX_LEAF")) bo.max_leaf = uint32_t(std::max(1, std::min(16, std::atoi(e))));
-    // spatial splits' knobs (BVHBuildOptions::split_alpha, split_max_growth) and the reinsertion's batches
-    // (optimize_batches), for measurements (profiling/LOG.md entries 39-40)
-    if (const char* e = std::getenv("WP_BVH_SPLIT_ALPHA")) bo.split_alpha = std::max(0.0f, float(std::atof(e)));
-    if (const char* e = std::getenv("WP_BVH_SPLIT_GROWTH"))
-        bo.split_max_growth = std::max(1.0f, std::min(8.0f, float(std::atof(e))));
-    if (const char* e = std::getenv("WP_BVH_OPTIMIZE")) bo.optimize_batches = std::max(0, std::atoi(e));
-    // spatial splits only where the object split's children overlap by 0.2 of the node's area (kDefaultSplitBeta),
-    // and the faster build's knobs (BVHBuildOptions::split_beta, split_min_refs, split_bins, threads): LOG.md entry 55
-    bo.split_beta = kDefaultSplitBeta;
-    if (const char* e = std::getenv("WP_BVH_SPLIT_MIN_REFS")) bo.split_min_refs = uint32_t(std::max(0, std::atoi(e)));
-    if (const char* e = std::getenv("WP_BVH_SPLIT_BETA")) bo.split_beta = std::max(0.0f, float(std::atof(e)));
-    // and only where a reference spans more than a quarter of the node (kDefaultSplitGamma, LOG.md entry 56)
-    bo.split_gamma = kDefaultSplitGamma;
-    if (const char* e = std::getenv("WP_BVH_SPLIT_GAMMA")) bo.split_gamma = std::max(0.0f, float(std::atof(e)));
-    bo.split_bins = kDefaultSplitBins;  // 16 planes per axis for spatial splits (LOG.md entry 56)
-    if (const char* e = std::getenv("WP_BVH_SPLIT_BINS")) bo.split_bins = std::max(0, std::min(256, std::atoi(e)));
-    if (const char* e = std::getenv("WP_BVH_THREADS")) bo.threads = std::max(1, std::atoi(e));
-    // Spatial splits (SBVH; on by default, above): Sponza's wavefront 22% faster, its first-hit and
+    return boxes;
+}
+
+uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, const BVHBuildOptions& bo,
+                                    const std::string& source) const {
+    BVHBuildPlan plan;
+    plan.spatial_splits = bo.spatial_splits;
+    plan.split_max_growth = bo.split_max_growth;
+    plan.width = o.width;
+    std::string what;
+    // (the scene's other arrays are copied into the result as the build starts)
+    const uint64_t forecast = bvh_memory_forecast(prims_.size(), attrs_.size(), plan, &what) + table_bytes(data_);
+    if (o.memory_available) {
+        const uint64_t available = o.memory_available();
+        if (forecast > available) {
+            // The forecast counts spatial splits at their whole reference budget, which many scenes do not spend
+            // (the dragon's build takes under half of the forecast): the knob without that budget, and its forecast.
+            std::string instead;
+            if (plan.spatial_splits && plan.split_max_growth > 1.0f) {
+                BVHBuildPlan lean = plan;
+                lean.split_max_growth = 1.0f;
+                instead = " (WP_BVH_SPLIT_GROWTH=1, no references added by spatial splits, forecasts " +
+                          mib_text(bvh_memory_forecast(prims_.size(), attrs_.size(), lean) + table_bytes(data_)) + ")";
+            }
+            throw SceneMemoryError(source + ": the scene's BVH would not fit in host memory: building it over " +
+                                   std::to_string(prims_.size()) + " primitives takes about " + mib_text(forecast) +
+                                   " (forecast: " + what + ") and " + mib_text(available) + " are " + o.memory_what +
+                                   "; nothing was built" + instead);
+        }
+    }
+    return forecast;
+}
+
+// The binary tree over `boxes` (and its collapse to 8 wide when o.width is 8) into d; returns the leaf slots' order.
+std::vector<uint32_t> SceneBuilder::build_tree(SceneData& d, const std::vector<AABB>& boxes, BVHBuildOptions bo,
+                                               const SceneBuildOptions& o) const {
+    const int width = o.width;
+    // Spatial splits (SBVH; on by default: tree_options): Sponza's wavefront 22% faster, its first-hit and
     // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
     // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in
     // several leaf slots (bvh.order has duplicates).
@@ -300,8 +446,6 @@ SceneData SceneBuilder::build() {
             tris[i] = p.type == ShapeType::Triangle ? std::array<vec3, 3>{p.a, p.a + p.b, p.a + p.c} : kNotATriangle();
         }
     }
-    // the wide tree's collapse reads the references' clipped boxes; the binary tree does not
-    bo.ref_boxes = width == 8;
     // conservative boxes also for camera rays from outside the scene (BVHBuildOptions::pad_ulps)
     bo.pad_magnitude = std::max({std::fabs(d.camera.pos.x), std::fabs(d.camera.pos.y), std::fabs(d.camera.pos.z)});
     BVHBuild bvh = build_bvh(boxes, bo, bo.spatial_splits ? &tris : nullptr);
@@ -320,8 +464,8 @@ SceneData SceneBuilder::build() {
         for (size_t j = 0; j < slots; ++j)
             leaf_boxes[j] = bvh.ref_boxes.empty() ? boxes[bvh.order[j]] : bvh.ref_boxes[j];
         BVH8BuildOptions o8;  // experiment knobs (LOG.md entries 9, 14): WP_BVH8_COLLAPSE=greedy, WP_BVH8_PRIM_COST
-        if (const char* e = std::getenv("WP_BVH8_COLLAPSE")) o8.sah_collapse = std::string(e) != "greedy";
-        if (const char* e = std::getenv("WP_BVH8_PRIM_COST")) o8.prim_cost = std::max(0.01f, float(std::atof(e)));
+        if (o.bvh8_sah_collapse) o8.sah_collapse = *o.bvh8_sah_collapse;
+        if (o.bvh8_prim_cost) o8.prim_cost = std::max(0.01f, *o.bvh8_prim_cost);
         BVH8Build b8 = build_bvh8(bvh.nodes, leaf_boxes, o8);
         std::vector<uint32_t> order(b8.order.size());
         for (size_t j = 0; j < order.size(); ++j) order[j] = bvh.order[b8.order[j]];
@@ -330,13 +474,17 @@ SceneData SceneBuilder::build() {
     } else {
         d.nodes = std::move(bvh.nodes);
     }
-    d.bvh_stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    d.bvh_stats.cpu_seconds = process_cpu_seconds() - cpu0;
+    return std::move(bvh.order);
+}
+
+// One record per leaf slot of `order` into d (geometry, info, corner attributes, the area lights); `power` gets
+// each area light's.
+void SceneBuilder::fill_slots(SceneData& d, const std::vector<uint32_t>& order, std::vector<float>& power) const {
+    const size_t slots = order.size();
     // One record per leaf slot. A primitive in several slots (spatial splits) gets its geometry and info in each,
     // but one light (created at its first slot; Light::prim names that slot) and one attribute record set.
     d.geom.resize(3 * slots);
     d.info.resize(slots);
-    std::vector<float> power;
     std::vector<uint32_t> light_of, attr_of;  // per input primitive, only when there are duplicates
     if (slots != prims_.size()) {
         light_of.assign(prims_.size(), kInvalid);
@@ -346,12 +494,12 @@ SceneData SceneBuilder::build() {
     for (size_t j = 0; j < slots; ++j) {
         // The primitives are read in leaf order, at random in prims_ and attrs_, so they are fetched ahead (with the
         // reserve of d.attr: the glTF sphere field's parse, these arrays included, 0.50 -> 0.38 CPU s; LOG.md entry 56).
-        if (j + 16 < slots) __builtin_prefetch(&prims_[bvh.order[j + 16]]);
+        if (j + 16 < slots) __builtin_prefetch(&prims_[order[j + 16]]);
         if (j + 8 < slots) {
-            const uint32_t a8 = prims_[bvh.order[j + 8]].attr;
+            const uint32_t a8 = prims_[order[j + 8]].attr;
             if (a8 != kInvalid) __builtin_prefetch(&attrs_[a8]);
         }
-        const uint32_t pi = bvh.order[j];
+        const uint32_t pi = order[j];
         const Prim& p = prims_[pi];
         if (!light_of.empty() && (light_of[pi] != kInvalid || attr_of[pi] != kInvalid)) {  // seen before
             d.geom[3 * j] = F4{p.a.x, p.a.y, p.a.z, bits_float(uint32_t(p.type))};
@@ -386,6 +534,10 @@ SceneData SceneBuilder::build() {
             attr_of[pi] = w;
         }
     }
+}
+
+// The delta lights after the area lights in d, with their powers.
+void SceneBuilder::add_delta_lights(SceneData& d, const std::vector<AABB>& boxes, std::vector<float>& power) const {
     // Delta lights after the area lights (whose indices and selection stay as they were without them). Powers
     // are pbrt-v4's Phi over pi, the area lights' unit (luminance(Le) * area is their Phi / pi).
     if (!delta_lights_.empty()) {
@@ -402,49 +554,27 @@ SceneData SceneBuilder::build() {
             power.push_back(glm::max(phi, 0.0f) + 1e-30f);
         }
     }
-    double total = 0;
-    for (float w : power) total += w;
-    double acc = 0;
-    for (size_t i = 0; i < d.lights.size(); ++i) {
-        d.lights[i].select_pdf = float(power[i] / total);
-        acc += power[i];
-        d.light_cdf.push_back(float(acc / total));
-    }
-    if (!d.light_cdf.empty()) d.light_cdf.back() = 1.0f;
+}
 
-    // Environment: CDFs over texels weighted by luminance * sin(theta); a light when it emits anything.
-    bool env_emits = max_comp(d.background) > 0.0f;
-    if (!d.env_texels.empty()) {
-        uint32_t W = d.env_width, H = d.env_height;
-        d.env_conditional.assign(size_t(H) * (W + 1), 0.0f);
-        d.env_marginal.assign(H + 1, 0.0f);
-        std::vector<double> row(H, 0.0);
-        for (uint32_t j = 0; j < H; ++j) {
-            double st = std::sin(kPi * (j + 0.5) / H), acc = 0.0;
-            std::vector<double> c(W + 1, 0.0);
-            for (uint32_t i = 0; i < W; ++i) {
-                const F4& t = d.env_texels[size_t(j) * W + i];
-                double w = std::max(0.0, double(luminance(vec3(t.x, t.y, t.z)))) * st;
-                if (!std::isfinite(w)) throw std::runtime_error("environment map has non-finite texels");
-                acc += w;
-                c[i + 1] = acc;
-            }
-            row[j] = acc;
-            float* dst = &d.env_conditional[size_t(j) * (W + 1)];
-            for (uint32_t i = 0; i <= W; ++i) dst[i] = acc > 0 ? float(c[i] / acc) : float(i) / float(W);
-            dst[W] = 1.0f;
-        }
-        double tot = 0.0;
-        for (uint32_t j = 0; j < H; ++j) tot += row[j];
-        env_emits = tot > 0.0;
-        double acc = 0.0;
-        for (uint32_t j = 0; j < H; ++j) {
-            acc += row[j];
-            d.env_marginal[j + 1] = tot > 0 ? float(acc / tot) : float(j + 1) / float(H);
-        }
-        d.env_marginal[H] = 1.0f;
-    }
-    d.env_select_prob = env_emits ? (d.lights.empty() ? 1.0f : 0.5f) : 0.0f;
+SceneData SceneBuilder::build(const SceneBuildOptions& o, const std::string& source) {
+    const BVHBuildOptions bo = tree_options(o, prims_.size(), !prims_.empty() && all_spheres());
+    const uint64_t forecast = check_memory(o, bo, source);  // before anything of the build is allocated
+    const uint64_t resident0 = resident_bytes(), peak0 = peak_bytes();
+    SceneData d = data_;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = process_cpu_seconds();
+    const std::vector<AABB> boxes = primitive_boxes();
+    const std::vector<uint32_t> order = build_tree(d, boxes, bo, o);
+    d.bvh_stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    d.bvh_stats.cpu_seconds = process_cpu_seconds() - cpu0;
+    std::vector<float> power;
+    fill_slots(d, order, power);
+    add_delta_lights(d, boxes, power);
+    light_table(d, power);
+    environment_cdfs(d);
+    d.bvh_stats.forecast_bytes = forecast;
+    const uint64_t peak = peak_bytes();
+    d.bvh_stats.measured_bytes = peak > peak0 && peak > resident0 ? peak - resident0 : 0;
     return d;
 }
 

@@ -1,7 +1,13 @@
 // Host-side scene assembly: shapes, materials and emission in; flat arrays, BVH and light table out.
 #pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 #include "host/accel/bvh8_build.h"
+#include "kernels/scene_tables.h"
 #include "kernels/scene_view.h"
 
 namespace wp {
@@ -12,32 +18,68 @@ struct BVHBuildStats {
     size_t references = 0;                    // leaf slots: more than primitives with spatial splits
     double seconds = 0.0, cpu_seconds = 0.0;  // wall clock, and this process's CPU time (all threads)
     double sah_cost = 0.0;                    // bvh_sah_cost of the binary tree (before a collapse to 8 wide)
+    uint64_t forecast_bytes = 0;              // bvh_memory_forecast before the build
+    // The build's measured peak over the resident memory before it (0 when it stayed below the process's earlier
+    // peak, e.g. the parse's): what the forecast is checked against.
+    uint64_t measured_bytes = 0;
 };
+
+// The tree's build settings: the WP_BVH_* experiment knobs (profiling/LOG.md; README), read from the environment
+// once by the command layer (host/app: build_options_from_env) and passed down through LoadOptions to
+// SceneBuilder::build. An unset knob is the builder's choice for the scene (SceneBuilder::build says which).
+struct SceneBuildOptions {
+    int width = kDefaultBVHWidth;           // WP_BVH_WIDTH: 2 or 8
+    std::optional<bool> spatial_splits;     // WP_BVH_SPLITS (on unless 0)
+    std::optional<int> bins;                // WP_BVH_BINS: object-split bins, 2 to 256
+    std::optional<int> max_leaf;            // WP_BVH_MAX_LEAF: 1 to 16
+    std::optional<float> split_alpha;       // WP_BVH_SPLIT_ALPHA (BVHBuildOptions::split_alpha)
+    std::optional<float> split_growth;      // WP_BVH_SPLIT_GROWTH: split_max_growth, 1 to 8
+    std::optional<int> optimize_batches;    // WP_BVH_OPTIMIZE: reinsertion batches (0: off)
+    std::optional<int> split_min_refs;      // WP_BVH_SPLIT_MIN_REFS
+    std::optional<float> split_beta;        // WP_BVH_SPLIT_BETA (default kDefaultSplitBeta)
+    std::optional<float> split_gamma;       // WP_BVH_SPLIT_GAMMA (default kDefaultSplitGamma)
+    std::optional<int> split_bins;          // WP_BVH_SPLIT_BINS: 0 to 256 (default kDefaultSplitBins)
+    std::optional<int> threads;             // WP_BVH_THREADS (default: the machine's cores)
+    std::optional<bool> bvh8_sah_collapse;  // WP_BVH8_COLLAPSE=greedy: false
+    std::optional<float> bvh8_prim_cost;    // WP_BVH8_PRIM_COST
+    // Host memory the build may take, asked just before it (empty: no check), and how to name it in the message
+    // ("available", "available under WP_HOST_MEMORY_LIMIT=1.0 GiB"). The scene layer does not read the host's memory
+    // itself: the command layer passes its query (host/app/cli_support.h: host_memory).
+    std::function<uint64_t()> memory_available;
+    std::string memory_what = "available";
+};
+
+// The tree's build would not fit in the memory available (SceneBuildOptions::memory_available): thrown before it
+// starts, naming the scene, its primitives, the forecast and what is available. Not a SceneError: the scene is
+// valid, the machine too small, and the command line exits with kExitRender for it as for its other memory checks.
+struct SceneMemoryError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// What the build of the tree over `primitives` primitives (`with_attr` of them with corner attributes) takes at its
+// peak, in bytes, from the per-primitive sizes of what SceneBuilder::build and build_bvh allocate (bvh_build.cpp);
+// `what` gets the terms in words. The references of spatial splits are counted at their budget, split_max_growth
+// times the primitives. Calibrated against measured peaks (docs/ARCHITECTURE.md, host/scene).
+struct BVHBuildPlan {
+    bool spatial_splits = true;
+    float split_max_growth = 2.0f;
+    int width = kDefaultBVHWidth;
+};
+uint64_t bvh_memory_forecast(uint64_t primitives, uint64_t with_attr, const BVHBuildPlan& plan,
+                             std::string* what = nullptr);
 
 // This process's CPU time so far (user + system, all threads), in seconds.
 double process_cpu_seconds();
 
 struct SceneData {
-    std::vector<BVHNode> nodes;    // binary tree, or (WP_BVH_WIDTH=8)
-    std::vector<BVH8Node> nodes8;  // the 8-wide compressed one; the other is empty
-    std::vector<F4> geom;
-    std::vector<U4> info;
-    std::vector<F4> attr;
-    std::vector<LambertData> lambert;
-    std::vector<ConductorData> conductor;
-    std::vector<DielectricData> dielectric;
-    std::vector<PrincipledData> principled;
-    std::vector<LayeredData> layered;
-    std::vector<Light> lights;
-    std::vector<float> light_cdf;
-    vec3 background{0.0f};       // constant environment (when there is no map)
-    std::vector<F4> env_texels;  // lat-long map, radiance
+    // The arrays (kernels/scene_tables.h: one row each, with what each holds).
+#define WP_SCENE_DATA_VECTOR(T, field, view, cat) std::vector<T> field;
+    WP_SCENE_TABLES(WP_SCENE_DATA_VECTOR)
+#undef WP_SCENE_DATA_VECTOR
+    vec3 background{0.0f};  // constant environment (when there is no map)
     uint32_t env_width = 0, env_height = 0;
-    float env_rotation_deg = 0.0f;                     // about +y
-    std::vector<float> env_marginal, env_conditional;  // built by SceneBuilder::build
+    float env_rotation_deg = 0.0f;  // about +y
     float env_select_prob = 0.0f;
-    std::vector<F4> tex_texels;  // all textures, linear RGBA
-    std::vector<TexInfo> textures;
     CameraData camera{};
     vec3 bounds_lo{kInf}, bounds_hi{-kInf};  // every primitive's box (the ray sort's grid, kernels/ray_order.h)
     int bvh_depth = 0;
@@ -106,9 +148,20 @@ public:
     // Lat-long environment map (radiance, row 0 = up), replacing the constant background.
     void set_environment(std::vector<F4> texels, uint32_t w, uint32_t h, float rotation_deg = 0.0f);
     void set_camera(const CameraData& c) { data_.camera = c; }
-    SceneData build();
+    // The arrays, the tree and the light table. o: the tree's knobs and the memory check; source: the scene's file,
+    // for the messages (SceneMemoryError).
+    SceneData build(const SceneBuildOptions& o = {}, const std::string& source = "the scene");
 
 private:
+    bool all_spheres() const;
+    std::vector<AABB> primitive_boxes() const;
+    // The build's forecast (bvh_memory_forecast and the arrays copied into the result); throws SceneMemoryError when
+    // it exceeds o.memory_available().
+    uint64_t check_memory(const SceneBuildOptions& o, const BVHBuildOptions& bo, const std::string& source) const;
+    std::vector<uint32_t> build_tree(SceneData& d, const std::vector<AABB>& boxes, BVHBuildOptions bo,
+                                     const SceneBuildOptions& o) const;
+    void fill_slots(SceneData& d, const std::vector<uint32_t>& order, std::vector<float>& power) const;
+    void add_delta_lights(SceneData& d, const std::vector<AABB>& boxes, std::vector<float>& power) const;
     struct Prim {
         ShapeType type;
         vec3 a, b, c;  // see PrimArrays: sphere (center, (r,0,0)), quad/triangle (v0, e1, e2)

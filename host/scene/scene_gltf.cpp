@@ -855,7 +855,7 @@ GltfImport import_gltf(const std::string& path, const mat4& M, SceneBuilder& b, 
     return out;
 }
 
-LoadedScene load_gltf_scene(const std::string& path) {
+LoadedScene load_gltf_scene(const std::string& path, const SceneBuildOptions& build) {
     LoadedScene ls;
     RenderParams& rp = ls.params;
     rp.width = 512;
@@ -877,7 +877,9 @@ LoadedScene load_gltf_scene(const std::string& path) {
     }
     b.set_background(vec3(1.0f));  // a uniform white sky lights the model
     try {
-        ls.data = b.build();
+        ls.data = b.build(build, path);
+    } catch (const SceneMemoryError&) {
+        throw;  // (names the file already, and is no fault of the scene's)
     } catch (const std::exception& e) { throw SceneError(path + ": " + e.what()); }
     for (const std::string& w : gi.warnings) {
         ls.warnings.push_back(path + ": " + w);

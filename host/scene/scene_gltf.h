@@ -25,6 +25,6 @@ GltfImport import_gltf(const std::string& path, const mat4& M, SceneBuilder& b, 
 
 // A .gltf/.glb used as the scene file: its own camera (or one framing its bounds), a constant environment,
 // default render settings.
-LoadedScene load_gltf_scene(const std::string& path);
+LoadedScene load_gltf_scene(const std::string& path, const SceneBuildOptions& build = {});
 
 }  // namespace wp

@@ -1,5 +1,5 @@
 #include "host/scene/scene_json.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "host/image/image_load.h"
 #include "host/scene/mesh_obj.h"
 #include "host/scene/mesh_ply.h"
@@ -305,9 +305,11 @@ static bool ends_with(const std::string& s, const char* suffix) {
 
 namespace {
 LoadedScene load_native_json(const std::string& path, const LoadOptions& opt);
-LoadedScene load_gltf_format(const std::string& path, const LoadOptions&) { return load_gltf_scene(path); }
+LoadedScene load_gltf_format(const std::string& path, const LoadOptions& opt) {
+    return load_gltf_scene(path, opt.build);
+}
 LoadedScene load_pbrt_format(const std::string& path, const LoadOptions& opt) {
-    return load_pbrt_scene(path, opt.strict);
+    return load_pbrt_scene(path, opt.strict, opt.build);
 }
 }  // namespace
 
@@ -353,7 +355,7 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
     json root;
     JsonProblem problem;
     if (!parse_json_text(text, root, problem)) throw SceneError(problem.message(path));
-    if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict);
+    if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict, opt.build);
     c.keys(root, "", {"render", "camera", "materials", "objects", "lights", "background", "environment"});
     LoadedScene ls;
     RenderParams& rp = ls.params;
@@ -681,7 +683,7 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
         if (!used_mats.count(kv.first))
             ls.warnings.push_back(path + ": /materials/" + pointer_escape(kv.first) +
                                   ": defined but not used by any object");
-    ls.data = b.build();
+    ls.data = b.build(opt.build, path);
     if (!opt.strict)  // with --strict the first becomes the error
         for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
     return ls;

@@ -21,9 +21,11 @@ struct LoadedScene {
     double load_seconds = 0.0, load_cpu_seconds = 0.0;
 };
 
-// How a scene is read. strict: every warning is an error (`--strict`).
+// How a scene is read. strict: every warning is an error (`--strict`). build: the tree's knobs and the memory
+// check before it (SceneBuilder::build), which every loader passes on.
 struct LoadOptions {
     bool strict = false;
+    SceneBuildOptions build;
 };
 
 // The scene formats, by the file's extension: the loader's dispatch, and the list an unsupported extension's
@@ -37,7 +39,7 @@ const std::vector<SceneFormat>& scene_formats();
 
 // Any scene format, by extension (scene_formats) and content: native JSON, Tungsten JSON, glTF, pbrt-v4 (.pbrt). Checks the file
 // against its format; the limits on the render settings are checked where a render starts
-// (host/render/render_limits.h), after the command line's overrides.
+// (host/scene/render_limits.h), after the command line's overrides.
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt = {});
 
 // Where a JSON text cannot be taken as it is: line and column (1-based, in bytes) of a syntax error or of a number

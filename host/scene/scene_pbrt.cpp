@@ -16,7 +16,7 @@
 //  - texture coordinates: pbrt's v runs upward (v = 0 is the image's bottom row); ours run downward: v -> 1 - v;
 //  - infinite-light images are equal-area octahedral maps (square), resampled here to our lat-long map.
 #include "host/scene/scene_pbrt.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include <sys/stat.h>
 #include <algorithm>
 #include <cmath>
@@ -353,7 +353,7 @@ mat4 rotate_deg(float deg, vec3 axis) {  // pbrt's Rotate: counter-clockwise abo
 
 class Loader {
 public:
-    Loader(bool strict) : strict_(strict) {}
+    explicit Loader(bool strict, const SceneBuildOptions& build = {}) : strict_(strict), build_(build) {}
 
     void parse_text(const std::string& text, const std::string& name) {
         files_.push_back(name);
@@ -389,7 +389,7 @@ public:
         film_matrix(rp);
         if (shapes_ == 0) fail(end_loc_, "the scene has no shapes");
         if (!env_set_) b_.set_background(background_);
-        ls_.data = b_.build();
+        ls_.data = b_.build(build_, files_.empty() ? std::string("the scene") : files_.front());
         const size_t shown = 50;
         for (size_t i = 0; i < ls_.warnings.size() && i < shown; ++i)
             std::cerr << "warning: " << ls_.warnings[i] << "\n";
@@ -400,6 +400,7 @@ public:
 
 private:
     bool strict_;
+    SceneBuildOptions build_;  // the tree's knobs (LoadOptions::build)
     std::vector<std::string> files_;
     std::string dir_;
     Loc end_loc_;
@@ -1941,13 +1942,14 @@ private:
 
 }  // namespace
 
-LoadedScene load_pbrt_string(const std::string& text, const std::string& name, bool strict) {
-    Loader L(strict);
+LoadedScene load_pbrt_string(const std::string& text, const std::string& name, bool strict,
+                             const SceneBuildOptions& build) {
+    Loader L(strict, build);
     L.parse_text(text, name);
     return L.finish();
 }
 
-LoadedScene load_pbrt_scene(const std::string& path, bool strict) {
+LoadedScene load_pbrt_scene(const std::string& path, bool strict, const SceneBuildOptions& build) {
     refuse_folder(path);
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) throw SceneError(path + ": cannot open scene file");
@@ -1955,7 +1957,7 @@ LoadedScene load_pbrt_scene(const std::string& path, bool strict) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw SceneError(path + ": cannot open scene file");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return load_pbrt_string(text, path, strict);
+    return load_pbrt_string(text, path, strict, build);
 }
 
 mat4 pbrt_transform(const std::string& text) {

@@ -10,10 +10,11 @@ namespace wp {
 
 // Loads the .pbrt file at `path` (Include/Import and file names resolved against its folder, as pbrt does).
 // Throws SceneError "FILE:LINE:COL: problem"; warnings go to LoadedScene::warnings and stderr.
-LoadedScene load_pbrt_scene(const std::string& path, bool strict = false);
+LoadedScene load_pbrt_scene(const std::string& path, bool strict = false, const SceneBuildOptions& build = {});
 
 // The same from text in memory; `name` stands for the file in messages and its folder resolves relative paths.
-LoadedScene load_pbrt_string(const std::string& text, const std::string& name, bool strict = false);
+LoadedScene load_pbrt_string(const std::string& text, const std::string& name, bool strict = false,
+                             const SceneBuildOptions& build = {});
 
 // The current transformation matrix after the directives of `text` (a scene fragment: transform and attribute
 // directives, no WorldBegin needed), for tests: "Translate 1 2 3 Scale 2 2 2" gives T(1,2,3) * S(2,2,2).

@@ -9,7 +9,7 @@
 //  - bsdf "roughness" is the GGX alpha; "max_bounces" counts scattering events (our max_depth = max_bounces + 1);
 //  - textures: Tungsten's v runs upward (row 0 of an image is v = 1); ours runs downward, so v -> 1 - v.
 #include "host/scene/scene_tungsten.h"
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include "host/image/image_load.h"
 #include <algorithm>
 #include <cmath>
@@ -422,6 +422,7 @@ struct Loader {
     TCtx c;
     std::string dir;
     SceneBuilder b;
+    SceneBuildOptions build;  // the tree's knobs (LoadOptions::build)
     LoadedScene ls;
     std::map<std::pair<std::string, bool>, std::pair<uint32_t, vec3>> tex_cache;  // file, srgb -> id, average
     std::map<std::string, MatHandle> named;
@@ -1104,7 +1105,7 @@ struct Loader {
         const json& prims = root["primitives"];
         if (!prims.is_array()) c.fail("/primitives", "expected an array");
         for (size_t i = 0; i < prims.size(); ++i) primitive(prims[i], at("/primitives", i));
-        ls.data = b.build();
+        ls.data = b.build(build, c.file);
         for (const auto& ct : conductor_tint) ls.data.conductor[ct.first].color = ct.second;
         for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
         return std::move(ls);
@@ -1112,11 +1113,13 @@ struct Loader {
 };
 }  // namespace
 
-LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root, bool strict) {
+LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root, bool strict,
+                                const SceneBuildOptions& build) {
     Loader L;
     L.c.file = path;
     L.c.warnings = &L.ls.warnings;
     L.c.strict = strict;
+    L.build = build;
     size_t slash = path.find_last_of('/');
     L.dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
     return L.run(root);

@@ -17,7 +17,8 @@ inline bool is_tungsten_scene(const nlohmann::json& root) { return root.is_objec
 // Tungsten does not know is a warning with the nearest known key ("unknown bsdf key 'albdo' (did you mean
 // 'albedo'?)"), and so is a Tungsten feature not supported here; all in LoadedScene::warnings. strict: every
 // warning is an error instead.
-LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root, bool strict = false);
+LoadedScene load_tungsten_scene(const std::string& path, const nlohmann::json& root, bool strict = false,
+                                const SceneBuildOptions& build = {});
 
 // Tungsten's type names (its factories: BsdfFactory, PrimitiveFactory, TextureFactory, CameraFactory,
 // IntegratorFactory), supported here or not. kind: "bsdf", "primitive", "texture", "camera", "integrator".

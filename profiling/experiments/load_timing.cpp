@@ -2,12 +2,13 @@
 // threads: the machine is shared, so CPU time is the steadier figure), and the tree's SAH cost. Each scene is loaded
 // REPEAT times (default 1); the fastest load is printed. From the repository root with a CPU build in build-cpu/:
 //     g++ -std=c++17 -O2 -I. -isystem /usr/local/cuda/include \
-//         profiling/experiments/load_timing.cpp build-cpu/libwp_host.a \
+//         profiling/experiments/load_timing.cpp build-cpu/libwp_app.a build-cpu/libwp_host.a \
 //         -ltinyobjloader -ltinyexr -lstb -lpthread -ldl -o /tmp/load_timing && /tmp/load_timing [-r REPEAT] SCENES...
-// (the tree's knobs, e.g. WP_BVH_SPLITS=0, WP_BVH_THREADS=1, apply)
+// (the tree's knobs, e.g. WP_BVH_SPLITS=0, WP_BVH_THREADS=1, apply: read as the command line reads them)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include "host/app/cli_support.h"
 #include "host/scene/scene_json.h"
 using namespace wp;
 
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
     for (int a = first; a < argc; ++a) {
         LoadedScene best;
         for (int r = 0; r < repeat; ++r) {
-            LoadedScene ls = load_scene_json(argv[a]);
+            LoadedScene ls = load_scene_json(argv[a], load_options_from_env());
             if (r == 0 || ls.data.bvh_stats.cpu_seconds < best.data.bvh_stats.cpu_seconds) best = std::move(ls);
         }
         const BVHBuildStats& b = best.data.bvh_stats;

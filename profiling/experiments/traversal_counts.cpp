@@ -5,8 +5,10 @@
 //     g++ -std=c++17 -O2 -I. -isystem /usr/local/cuda/include \
 //         profiling/experiments/traversal_counts.cpp build-cpu/libwp_app.a build-cpu/libwp_host.a \
 //         -ltinyobjloader -ltinyexr -lstb -lpthread -o /tmp/traversal_counts && /tmp/traversal_counts scenes/sponza.json
-// (the tree's knobs, e.g. WP_BVH_MAX_LEAF=2, apply: LOG entry 43 counts RTIOW's leaf sizes)
+// (the tree's knobs, e.g. WP_BVH_MAX_LEAF=2, apply, read as the command line reads them: LOG entry 43 counts
+// RTIOW's leaf sizes)
 #include <cstdio>
+#include "host/app/cli_support.h"
 #include "host/scene/scene_json.h"
 #include "kernels/stages.h"
 using namespace wp;
@@ -66,7 +68,7 @@ static Hit counted(const SceneView& s, const Ray& r, Counts& c) {
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;
-    LoadedScene ls = load_scene_json(argv[1]);
+    LoadedScene ls = load_scene_json(argv[1], load_options_from_env());
     SceneView s = ls.data.view();
     const RenderParams& rp = ls.params;
     Counts cam, bounce;

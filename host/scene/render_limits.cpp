@@ -1,4 +1,4 @@
-#include "host/render/render_limits.h"
+#include "host/scene/render_limits.h"
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -1,10 +1,10 @@
 // The wavefront's records, each declared once: a path in flight, its closest hit, a shadow ray. Each list gives
-// the member a stage sees, the array that holds it and the lane within that array (queues/soa.h), so PathState
+// the member a stage sees, the array that holds it and the lane within that array (kernels/soa.h), so PathState
 // and ShadowRay, their queues' arrays, load, store and compaction's copy all come from the lists below. The
 // megakernel keeps the same structs in registers.
 #pragma once
 #include "kernels/geometry.h"
-#include "queues/soa.h"
+#include "kernels/soa.h"
 
 namespace wp {
 

@@ -3,7 +3,7 @@
 // queue-shaped device helpers (a warp-aggregated push, a histogram add).
 #pragma once
 #include <algorithm>
-#include "queues/path_queue.h"
+#include "kernels/path_queue.h"
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
 #endif
