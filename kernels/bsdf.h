@@ -260,6 +260,17 @@ WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
         case MatType::Layered:
             if constexpr (has_feature<Feat>(kFeatLayered)) return layered_eval(m, wo, wi, pdf);
             break;
+        case MatType::DiffuseTransmission:
+            if constexpr (has_feature<Feat>(kFeatDiffuseTransmission)) {
+                // pbrt-v4's DiffuseTransmissionBxDF: R / pi on wo's side, T / pi on the other; the lobe chosen in
+                // proportion to the larger channel of each
+                const float pr = max_comp(m.color), pt = max_comp(m.k);
+                if (wo.z == 0.0f || wi.z == 0.0f || !(pr + pt > 0.0f)) return vec3(0.0f);
+                const bool same = wo.z * wi.z > 0.0f;
+                pdf = (same ? pr : pt) / (pr + pt) * fabsf(wi.z) * kInvPi;
+                return (same ? m.color : m.k) * kInvPi;
+            }
+            break;
     }
     return vec3(0.0f);
 }
@@ -345,6 +356,18 @@ WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSam
             break;
         case MatType::Layered:
             if constexpr (has_feature<Feat>(kFeatLayered)) return layered_sample(m, wo, ulobe, u, s);
+            break;
+        case MatType::DiffuseTransmission:
+            if constexpr (has_feature<Feat>(kFeatDiffuseTransmission)) {
+                const float pr = max_comp(m.color), pt = max_comp(m.k);
+                if (wo.z == 0.0f || !(pr + pt > 0.0f)) return false;
+                const bool reflect = ulobe * (pr + pt) < pr;
+                s.wi = sample_cosine_hemisphere(u);
+                if ((wo.z > 0.0f) != reflect) s.wi.z = -s.wi.z;  // reflection on wo's side, transmission across
+                s.pdf = (reflect ? pr : pt) / (pr + pt) * fabsf(s.wi.z) * kInvPi;
+                s.f = (reflect ? m.color : m.k) * kInvPi;
+                return s.pdf > 0.0f;
+            }
             break;
     }
     return false;

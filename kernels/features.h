@@ -27,8 +27,9 @@ enum Feature : uint32_t {
     kFeatEnvMap = 1u << 8,         // an environment map (else the background is one constant radiance)
     kFeatLayered = 1u << 9,        // pbrt-v4's coated (layered) materials: a random walk per evaluation
     kFeatDeltaLights = 1u << 10,   // point, spot and distant lights in the light table (sampled by next-event only)
+    kFeatDiffuseTransmission = 1u << 11,  // pbrt-v4's diffusetransmission material (Lambert lobes on both sides)
 };
-constexpr uint32_t kFeaturesAll = (1u << 11) - 1u;
+constexpr uint32_t kFeaturesAll = (1u << 12) - 1u;
 
 template <uint32_t F>
 WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
@@ -41,7 +42,9 @@ WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
 constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatConductor | kFeatDielectric;
 // Everything but the layered materials: their random walks cost the general kernels registers (and spills) that
 // scenes without them should not pay for, so a scene with coated materials runs kernels of its own (kFeaturesAll).
-constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered);
+// The diffuse transmission material, a pbrt-v4 material like the coated ones (and in the same published scenes),
+// goes with them: the general kernels stay as they were.
+constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered | kFeatDiffuseTransmission);
 constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesGeneral, kFeaturesAll};
 
 // The compiled set the kernels of a scene with features `need` run as.

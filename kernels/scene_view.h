@@ -9,7 +9,16 @@ namespace wp {
 enum class ShapeType : uint32_t { Triangle = 0, Sphere = 1, Quad = 2 };
 
 // Material handle: tag in the top 4 bits, index into that tag's parameter array below.
-enum class MatType : uint32_t { Lambert = 0, Conductor = 1, Dielectric = 2, Principled = 3, Layered = 4 };
+// DiffuseTransmission (pbrt-v4's diffusetransmission): two consecutive records of the Lambert table, the reflectance's
+// and the transmittance's.
+enum class MatType : uint32_t {
+    Lambert = 0,
+    Conductor = 1,
+    Dielectric = 2,
+    Principled = 3,
+    Layered = 4,
+    DiffuseTransmission = 5
+};
 struct MatHandle {
     uint32_t bits;
     WP_HD MatType type() const { return MatType(bits >> 28); }

@@ -88,6 +88,20 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
                 break;
             }
             break;
+        case MatType::DiffuseTransmission:
+            if constexpr (has_feature<F>(kFeatDiffuseTransmission)) {
+                // the reflectance in color, the transmittance in k (a conductor's field, unused here)
+                const LambertData& r = s.lambert[h.index()];
+                const LambertData& t = s.lambert[h.index() + 1];
+                m.color = r.albedo;
+                m.k = t.albedo;
+                if (has_feature<F>(kFeatTextures)) {
+                    if (r.albedo_tex != kNoTexture) m.color *= vec3(tex_lookup(s, r.albedo_tex, texture_uv(sp)));
+                    if (t.albedo_tex != kNoTexture) m.k *= vec3(tex_lookup(s, t.albedo_tex, texture_uv(sp)));
+                }
+                break;
+            }
+            break;
         case MatType::Layered:
             if constexpr (has_feature<F>(kFeatLayered)) {
                 const LayeredData& d = s.layered[h.index()];

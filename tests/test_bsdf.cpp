@@ -87,6 +87,44 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{MatType::Dielectric, 0.3f, 0, -0.6f}, Case{MatType::Principled, 0.25f, 0.0f, 0.7f},
                       Case{MatType::Principled, 0.5f, 1.0f, 0.4f}));
 
+// pbrt-v4's diffuse transmission: samples follow the pdf (reflection on wo's side, transmission across, from
+// either side), the pdf integrates to one over the sphere, and the weights' mean is R + T per channel.
+TEST(Bsdf, DiffuseTransmissionSamplesFollowPdfAndWeighReflectancePlusTransmittance) {
+    MatParams m = mat(MatType::DiffuseTransmission, 0.0f);
+    m.k = vec3(0.3f, 0.5f, 0.2f);
+    for (float cos_o : {0.7f, -0.4f}) {
+        const vec3 wo = glm::normalize(dir_from(cos_o, 0.3f));
+        int dof;
+        double integral;
+        const double stat = chi2_stat(m, wo, 400000, 20, 40, dof, integral);
+        ASSERT_GT(dof, 10);
+        EXPECT_LT(stat, chi2_crit(dof)) << "dof " << dof << ", cos_o " << cos_o;
+        EXPECT_NEAR(integral, 1.0, 0.01) << cos_o;
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> U(0.0f, 1.0f);
+        glm::dvec3 sum(0.0);
+        int transmitted = 0;
+        const int n = 200000;
+        for (int i = 0; i < n; ++i) {
+            BsdfSample s;
+            ASSERT_TRUE(bsdf_sample(m, wo, U(rng), vec2(U(rng), U(rng)), s));
+            sum += glm::dvec3(s.f * fabsf(s.wi.z) / s.pdf);
+            transmitted += s.wi.z * wo.z < 0.0f;
+            float pdf;
+            const vec3 f = bsdf_eval(m, wo, s.wi, pdf);  // evaluation agrees with the sample
+            EXPECT_NEAR(pdf, s.pdf, 1e-5f * s.pdf);
+            EXPECT_NEAR(f.x, s.f.x, 1e-6f);
+        }
+        const glm::dvec3 expect = glm::dvec3(m.color + m.k);
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(sum[c] / n, expect[c], 0.01 * expect[c]) << c;
+        EXPECT_NEAR(double(transmitted) / n, 0.5 / (0.8 + 0.5), 0.005);  // max(T) / (max(R) + max(T))
+    }
+    // black: no lobe, no sample
+    m.color = m.k = vec3(0.0f);
+    BsdfSample s;
+    EXPECT_FALSE(bsdf_sample(m, vec3(0, 0, 1), 0.5f, vec2(0.5f), s));
+}
+
 TEST(Bsdf, ReciprocityOfReflection) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> U(0.05f, 1.0f), P(0.0f, 6.28f);

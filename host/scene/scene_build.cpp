@@ -44,6 +44,11 @@ uint32_t SceneData::features() const {
     if (!dielectric.empty()) f |= kFeatDielectric;
     if (!principled.empty()) f |= kFeatPrincipled;
     if (!layered.empty()) f |= kFeatLayered;
+    for (const U4& i : info)
+        if (MatHandle{i.y}.type() == MatType::DiffuseTransmission) {
+            f |= kFeatDiffuseTransmission;
+            break;
+        }
     if (!textures.empty()) f |= kFeatTextures;
     for (const Light& l : lights) f |= l.type == kLightArea ? kFeatEmitters : kFeatDeltaLights;
     if (!env_texels.empty()) f |= kFeatEnvMap;
@@ -67,6 +72,12 @@ CameraData make_camera(vec3 pos, vec3 target, vec3 up, float vfov_deg, float asp
 MatHandle SceneBuilder::lambert(vec3 albedo, uint32_t tex) {
     data_.lambert.push_back({albedo, tex});
     return MatHandle::make(MatType::Lambert, uint32_t(data_.lambert.size() - 1));
+}
+MatHandle SceneBuilder::diffuse_transmission(vec3 reflectance, uint32_t reflectance_tex, vec3 transmittance,
+                                             uint32_t transmittance_tex) {
+    data_.lambert.push_back({reflectance, reflectance_tex});
+    data_.lambert.push_back({transmittance, transmittance_tex});
+    return MatHandle::make(MatType::DiffuseTransmission, uint32_t(data_.lambert.size() - 2));
 }
 MatHandle SceneBuilder::conductor(vec3 color, float alpha) {
     ConductorData d{};

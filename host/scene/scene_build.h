@@ -109,6 +109,10 @@ struct ObjMesh;  // host/scene/mesh_obj.h
 class SceneBuilder {
 public:
     MatHandle lambert(vec3 albedo, uint32_t albedo_tex = kNoTexture);
+    // pbrt-v4's diffusetransmission: Lambertian reflection (reflectance) and transmission (transmittance), each
+    // optionally times a texture; two records of the Lambert table
+    MatHandle diffuse_transmission(vec3 reflectance, uint32_t reflectance_tex, vec3 transmittance,
+                                   uint32_t transmittance_tex);
     MatHandle conductor(vec3 color, float alpha);
     MatHandle dielectric(float ior, float alpha = 0.0f, vec3 tint = vec3(1.0f));
     MatHandle principled(vec3 base, float metallic, float roughness);

@@ -1474,8 +1474,17 @@ private:
             warn(l, "mix material not supported: '" + pick + "', the one of the larger weight");
             check_unused(ps, "Material", type);
             return named_mats_[pick];
-        } else {  // diffusetransmission, measured, hair, subsurface
-            TexRec r = spectex(ps, "reflectance", vec3(type == "diffusetransmission" ? 0.25f : 0.5f));
+        } else if (type == "diffusetransmission") {
+            // pbrt-v4's DiffuseTransmissionMaterial: Lambertian reflection and transmission, each scaled and clamped
+            // to [0, 1]
+            TexRec r = spectex(ps, "reflectance", vec3(0.25f)), t = spectex(ps, "transmittance", vec3(0.25f));
+            const float scale = f1(ps, "scale", 1.0f);
+            check_unused(ps, "Material", type);
+            return add_mat(b_.diffuse_transmission(glm::clamp(r.value * scale, 0.0f, 1.0f), r.id,
+                                                   glm::clamp(t.value * scale, 0.0f, 1.0f), t.id),
+                           r.id != kNoTexture || t.id != kNoTexture);
+        } else {  // measured, hair, subsurface
+            TexRec r = spectex(ps, "reflectance", vec3(0.5f));
             use_all(ps);
             warn(l, who + " not supported: diffuse with its reflectance (or 0.5)");
             return add_mat(b_.lambert(glm::clamp(r.value, 0.0f, 1.0f), r.id), r.id != kNoTexture);
