@@ -743,18 +743,26 @@ PY
   ;;
 bvh_forecast)
   # the tree's memory is forecast from the primitive count before it is built: over what is available (here
-  # WP_HOST_MEMORY_LIMIT, above the dragon's parse but below its tree) the load stops before the build, exit 3,
+  # WP_HOST_MEMORY_LIMIT, above the dragon's parse but below its least tree) the load stops before the build, exit 3,
   # naming the scene, the primitives, the forecast and what is available; --stats prints the forecast beside the
   # measured build
   run dr env WP_HOST_MEMORY_LIMIT=192M "$WP" render "$S/dragon.json" --backend cpu --width 8 --height 8 --spp 1 \
     --stats -o dr.pfm
   want_rc "the dragon's tree over the memory limit" 3
-  has dr "error: $S/dragon.json: the scene's BVH would not fit in host memory: building it over 500002 primitives takes about "
-  has dr "(forecast: 1000004 references at most"
+  has dr "error: $S/dragon.json: the scene's BVH would not fit in host memory: building it over 500002 primitives takes at least "
+  has dr "(forecast: 500002 references at most"
   has dr "are available under WP_HOST_MEMORY_LIMIT=192.0 MiB; nothing was built"
   hasnt dr "BVH 500002 primitives in"
   hasnt dr "does not fit in host memory: loading it"
   [ ! -e dr.pfm ] || fail "dr.pfm written"
+  # between the least forecast (no references added by spatial splits) and the full one, the splits' budget is cut
+  # to what fits, with a warning, and the render goes on
+  run dl env WP_HOST_MEMORY_LIMIT=300M "$WP" render "$S/dragon.json" --backend cpu --width 8 --height 8 --spp 1 \
+    -o dl.pfm
+  want_rc "the dragon's tree with the splits' budget cut" 0
+  has dl "warning: $S/dragon.json: the BVH's spatial splits limited to "
+  has dl "x the primitives' references (not 2.00x) to fit in host memory: "
+  [ -s dl.pfm ] || fail "no dl.pfm"
   run st "$WP" render "$S/cornell-box.json" "${FAST[@]}" --stats -o st.pfm
   want_rc "--stats" 0
   grep -Eq "^loading .*cornell-box.json: parse [0-9.]+ s, BVH 18 primitives in [0-9.]+ s \(.*SAH cost [0-9.]+\); BVH memory forecast [0-9.]+ [KMG]iB, measured " st.log \

@@ -583,33 +583,42 @@ TEST(SceneBuild, MemoryForecastRefusesBeforeBuilding) {
     for (const Tri& t : thin_soup(2000, 3)) b.triangle(t[0], t[1], t[2], m);
     SceneBuildOptions o;
     int asked = 0;
+    // below even the least forecast (no references added by spatial splits): refused before any building
     o.memory_available = [&] {
         ++asked;
-        return uint64_t(1) << 20;
+        return uint64_t(1) << 18;
     };
-    o.memory_what = "available under WP_HOST_MEMORY_LIMIT=1.0 MiB";
+    o.memory_what = "available under WP_HOST_MEMORY_LIMIT=0.2 MiB";
     try {
         b.build(o, "soup.json");
         FAIL() << "built over the memory available";
     } catch (const SceneMemoryError& e) {
         const std::string m = e.what();
         EXPECT_EQ(m.rfind("soup.json: the scene's BVH would not fit in host memory: building it over 2000 primitives "
-                          "takes about 1.1 MiB (forecast: 4000 references at most",
+                          "takes at least 0.5 MiB (forecast: 2000 references at most",
                           0),
                   0u)
             << m;
-        EXPECT_NE(m.find(") and 1.0 MiB are available under WP_HOST_MEMORY_LIMIT=1.0 MiB; nothing was built "
-                         "(WP_BVH_SPLIT_GROWTH=1, no references added by spatial splits, forecasts 0.5 MiB)"),
+        EXPECT_NE(m.find(") and 0.2 MiB are available under WP_HOST_MEMORY_LIMIT=0.2 MiB; nothing was built"),
                   std::string::npos)
             << m;
     }
     EXPECT_EQ(asked, 1);
+    // between the least and the full forecast (1.1 MiB): built, the spatial splits' budget cut to what fits
+    o.memory_available = [&] {
+        ++asked;
+        return uint64_t(1) << 20;
+    };
+    const SceneData cut = b.build(o, "soup.json");
+    EXPECT_EQ(asked, 2);
+    EXPECT_LE(cut.bvh_stats.forecast_bytes, uint64_t(1) << 20);
+    EXPECT_LE(cut.bvh_stats.references, 2000u * 2u);
     o.memory_available = [&] {
         ++asked;
         return uint64_t(1) << 30;
     };
     const SceneData d = b.build(o, "soup.json");
-    EXPECT_EQ(asked, 2);
+    EXPECT_EQ(asked, 3);
     BVHBuildPlan plan;
     EXPECT_EQ(d.bvh_stats.forecast_bytes, bvh_memory_forecast(2000, 0, plan) + sizeof(LambertData));
     EXPECT_EQ(d.bvh_stats.primitives, 2000u);
