@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# docs/OPTIONS.md's settings table against the list it documents (kernels/render_params.h): the lines between the
+# table's two markers must be `wavepath settings --markdown`, byte for byte. A setting added, removed or changed in
+# the list without the docs fails here, with the diff and the command that rewrites the table.
+#   tests/check_options_doc.sh path/to/wavepath SOURCE_DIR
+set -u
+WP=$1
+DOC=$2/docs/OPTIONS.md
+begin='<!-- settings table: `wavepath settings --markdown` writes it; tests/check_options_doc.sh compares -->'
+end='<!-- end of the settings table -->'
+[ -f "$DOC" ] || { echo "FAIL: $DOC is missing"; exit 1; }
+want=$("$WP" settings --markdown) || { echo "FAIL: wavepath settings --markdown exited $?"; exit 1; }
+have=$(awk -v b="$begin" -v e="$end" '$0 == e { on = 0 } on { print } $0 == b { on = 1; seen = 1 } END { exit !seen }' "$DOC") \
+  || { echo "FAIL: $DOC has no line '$begin'"; exit 1; }
+if [ "$have" != "$want" ]; then
+  echo "FAIL: $DOC's settings table differs from the list (kernels/render_params.h); < the docs, > the list:"
+  diff <(printf '%s\n' "$have") <(printf '%s\n' "$want")
+  echo "rewrite it from: $WP settings --markdown"
+  exit 1
+fi
+echo "ok: $DOC's table is the list's $(printf '%s\n' "$want" | tail -n +3 | wc -l) settings"
