@@ -992,13 +992,20 @@ int run_render(const RenderCall& c) {
                 j.written += (j.written.empty() ? "" : ", ") + (written.empty() ? "(lost)" : written) + extra;
                 j.seconds += s;
                 j.msamples_per_s = st.msamples_per_s();
-                std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
-                            j.scene.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu",
-                            mode_name(m), written.empty() ? "(not written)" : (written + extra).c_str(), s,
-                            st.msamples_per_s(), st.render_ms, st.device.c_str());
+                // (a crop: "34x32 (crop 16,8,50,40 of 64x48)"; its pixels named in the whole image's coordinates)
+                const std::string size =
+                    std::to_string(rp.width) + "x" + std::to_string(rp.height) +
+                    (rp.full_width ? " (crop " + setting_text(rp, *find_setting("crop")) + " of " +
+                                         std::to_string(rp.full_width) + "x" + std::to_string(rp.full_height) + ")"
+                                   : "");
+                const uint32_t dx = rp.full_width ? rp.crop_x0 : 0, dy = rp.full_width ? rp.crop_y0 : 0;
+                std::printf("%s: %s, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
+                            j.scene.c_str(), size.c_str(), rp.spp, be == Backend::Gpu ? "gpu" : "cpu", mode_name(m),
+                            written.empty() ? "(not written)" : (written + extra).c_str(), s, st.msamples_per_s(),
+                            st.render_ms, st.device.c_str());
                 if (img.nonfinite)
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
-                                img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
+                                img.first_nonfinite_pixel % rp.width + dx, img.first_nonfinite_pixel / rp.width + dy);
                 if (img.clamped)
                     std::printf("warning: %llu samples clamped at 1e6 (the film's largest sample value)\n",
                                 img.clamped);
