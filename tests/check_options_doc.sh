@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # docs/OPTIONS.md's settings table against the list it documents (kernels/render_params.h): the lines between the
-# table's two markers must be `wavepath settings --markdown`, byte for byte. A setting added, removed or changed in
+# table's two markers must be `wavepath settings --markdown`, byte for byte; and the render block of
+# scenes/scene.schema.json must have the list's keys. A setting added, removed or changed in
 # the list without the docs fails here, with the diff and the command that rewrites the table.
 #   tests/check_options_doc.sh path/to/wavepath SOURCE_DIR
 set -u
@@ -18,4 +19,9 @@ if [ "$have" != "$want" ]; then
   echo "rewrite it from: $WP settings --markdown"
   exit 1
 fi
-echo "ok: $DOC's table is the list's $(printf '%s\n' "$want" | tail -n +3 | wc -l) settings"
+# scenes/scene.schema.json's render block: the same keys (the schema is written by hand, its ranges the list's)
+names=$(printf '%s\n' "$want" | tail -n +3 | cut -d'`' -f2 | sort | tr '\n' ' ')
+schema=$(python3 -c 'import json, sys; print(" ".join(sorted(json.load(open(sys.argv[1]))["properties"]["render"]["properties"])))' \
+  "$2/scenes/scene.schema.json") || { echo "FAIL: cannot read scenes/scene.schema.json"; exit 1; }
+[ "$names" = "$schema " ] || { echo "FAIL: scenes/scene.schema.json's render keys ($schema) are not the list's ($names)"; exit 1; }
+echo "ok: $DOC's table is the list's $(printf '%s\n' "$want" | tail -n +3 | wc -l) settings, the schema's render block their keys"
