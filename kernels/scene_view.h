@@ -3,6 +3,7 @@
 #pragma once
 #include "common.h"
 #include "features.h"
+#include "render_params.h"
 
 namespace wp {
 
@@ -182,125 +183,6 @@ struct SceneView {
     vec3 bounds_lo{0.0f}, bounds_hi{0.0f};  // the scene's box (the ray sort's grid, kernels/ray_order.h)
     uint32_t features =
         kFeaturesAll;  // what the scene uses (kernels/features.h; light sampling apart: render_features)
-};
-
-// Division by a run-time constant d as a multiply-high, add and shift (Granlund and Montgomery 1994, Fig. 4.1:
-// m = floor(2^32 (2^l - d) / d) + 1 with l = ceil(log2 d); exact for every 32-bit n). A 32-bit integer division
-// compiles to ~20 instructions on the GPU; generate does two per camera path (profiling/LOG.md entry 39).
-struct FastDiv {
-    uint32_t d = 0, m = 0, l = 0;  // d == 0: not set up
-    WP_HD static FastDiv make(uint32_t d) {
-        FastDiv f;
-        if (d == 0) return f;
-        f.d = d;
-        while (f.l < 32 && (1ull << f.l) < d) ++f.l;
-        f.m = uint32_t(((1ull << 32) * ((1ull << f.l) - d)) / d + 1);
-        return f;
-    }
-    WP_HD uint32_t div(uint32_t n) const {
-#if defined(__CUDA_ARCH__)
-        const uint32_t t = __umulhi(n, m);
-#else
-        const uint32_t t = uint32_t((uint64_t(n) * m) >> 32);
-#endif
-        return uint32_t((uint64_t(t) + n) >> l);
-    }
-};
-
-struct RenderParams {
-    uint32_t width = 0, height = 0;
-    uint32_t spp = 1;
-    uint32_t max_depth = 1;  // longest path in segments (Mitsuba's max_depth; Tungsten max_bounces + 1)
-    uint32_t rr_depth = 5;   // Russian roulette starts after this many segments
-    uint32_t seed = 0;
-    uint32_t light_sampling = 1;  // 0: BSDF sampling alone (Ray Tracing in One Weekend estimator)
-    WP_HD uint32_t num_pixels() const { return width * height; }
-    // Film pixels: num_pixels(), twice that with the Mitchell filter, whose samples of negative weight add to a
-    // second film of their own (pixel + num_pixels(); kernels/filter.h), subtracted when the image is made.
-    WP_HD uint32_t film_pixels() const { return num_pixels() * (filter == 4u ? 2u : 1u); }  // 4: kFilterMitchell
-
-    // Divisions generate does per camera path, set up once per render by prepared(); each is used only while its
-    // divisor matches the current size (a copy whose width or height changed divides the slow way).
-    FastDiv div_pixels, div_tiles_x;
-    // (after the fields above, whose offsets in the kernels' parameters they leave as they were)
-    // Reconstruction filter (kernels/filter.h): FilterType, radius in pixels, the Gaussian's standard deviation.
-    // The default, kFilterPixelBox, is generate_path's original one-pixel box.
-    uint32_t filter = 0;
-    float filter_radius = 0.5f, filter_sigma = 0.5f;
-    // Cycles' "clamp indirect": > 0 clamps every contribution of a light path with two or more scattering vertices
-    // to this maximum component (biased; 0, the default, clamps nothing). See shade_path.
-    float clamp_indirect = 0.0f;
-    // The film's colour transform when the image is made (host only: film_to_image; the kernels never read it):
-    // rgb' = film_matrix * rgb, row-major, for pbrt-v4's imaging ratio, white balance and camera sensor (see
-    // host/scene/scene_pbrt.cpp). film_transform 0: none, the image as the film's means.
-    uint32_t film_transform = 0;
-    float film_matrix[9] = {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f};
-    RenderParams prepared() const {
-        RenderParams r = *this;
-        r.div_pixels = FastDiv::make(num_pixels());
-        r.div_tiles_x = FastDiv::make(width / kTileW);
-        return r;
-    }
-
-    // The order in which a sample pass visits the pixels: path index i is sample i / num_pixels() of pixel
-    // pixel_of_rank(i % num_pixels()). Tiles of 8x4 pixels, one warp's worth, in row-major order of tiles, each tile
-    // row-major inside; the pixels the whole tiles leave over (a right strip narrower than 8, a bottom strip lower
-    // than 4) follow row by row. A warp's 32 camera rays then cover an 8x4 block instead of a 32x1 strip, so they
-    // visit fewer distinct BVH nodes, and so do their first bounces. The random numbers are keyed by pixel and
-    // sample (kernels/rng.h), so the order changes which thread computes a sample, never its value.
-    static constexpr uint32_t kTileW = 8, kTileH = 4;
-    // The split of the image both directions of the order share: tx x ty whole tiles (their `full` pixels first),
-    // then a right strip rw wide (`right` pixels), then the bottom rows.
-    struct TileSplit {
-        uint32_t tx, ty, full, rw, right;
-    };
-    WP_HD TileSplit tile_split() const {
-        TileSplit t;
-        t.tx = width / kTileW;
-        t.ty = height / kTileH;
-        t.full = t.tx * t.ty * kTileW * kTileH;
-        t.rw = width - t.tx * kTileW;
-        t.right = t.ty * kTileH * t.rw;
-        return t;
-    }
-    // The pixel's column x and row y (one division by a run-time value on the tiles' path, as generate needs them).
-    WP_HD void pixel_xy_of_rank(uint32_t k, uint32_t& x, uint32_t& y) const {
-        const TileSplit ts = tile_split();
-        const uint32_t tx = ts.tx, ty = ts.ty, full = ts.full, rw = ts.rw, right = ts.right;
-        if (k < full) {
-            const uint32_t t = k / (kTileW * kTileH), j = k % (kTileW * kTileH);
-            const uint32_t trow = div_tiles_x.d == tx ? div_tiles_x.div(t) : t / tx;
-            x = (t - trow * tx) * kTileW + j % kTileW;
-            y = trow * kTileH + j / kTileW;
-            return;
-        }
-        k -= full;
-        if (k < right) {  // the right strip
-            y = k / rw;
-            x = tx * kTileW + (k - y * rw);
-            return;
-        }
-        k -= right;  // the bottom strip, full rows
-        y = ty * kTileH + k / width;
-        x = k % width;
-    }
-    WP_HD uint32_t pixel_of_rank(uint32_t k) const {
-        uint32_t x, y;
-        pixel_xy_of_rank(k, x, y);
-        return y * width + x;
-    }
-    // The inverse of pixel_of_rank.
-    WP_HD uint32_t rank_of_pixel(uint32_t p) const {
-        const uint32_t x = p % width, y = p / width;
-        const TileSplit ts = tile_split();
-        const uint32_t tx = ts.tx, ty = ts.ty, full = ts.full, rw = ts.rw, right = ts.right;
-        if (y < ty * kTileH) {
-            if (x < tx * kTileW)
-                return ((y / kTileH) * tx + x / kTileW) * (kTileW * kTileH) + (y % kTileH) * kTileW + x % kTileW;
-            return full + y * rw + (x - tx * kTileW);
-        }
-        return full + right + (p - ty * kTileH * width);
-    }
 };
 
 }  // namespace wp

@@ -153,7 +153,8 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     uint32_t ix, iy;
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
-    uint32_t key = path_key(p.pixel, p.sample, rp.seed);
+    uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
+    if (rp.full_width) ix += rp.crop_x0, iy += rp.crop_y0;  // a crop: the full image's pixel, as the camera sees it
     float px, py;
     if ((F & kWithFilter) == 0 || rp.filter == kFilterPixelBox) {  // the pixel's square, as before filters existed
         px = float(ix) + rand01(key, 0, kDimPixelX);
@@ -167,8 +168,8 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
         if (o.z < 0.0f) p.pixel += np;
     }
     const CameraData& c = s.camera;
-    float x = (2.0f * px / float(rp.width) - 1.0f) * c.aspect * c.tan_half_fov_y;
-    float y = (1.0f - 2.0f * py / float(rp.height)) * c.tan_half_fov_y;
+    float x = (2.0f * px / float(rp.camera_width()) - 1.0f) * c.aspect * c.tan_half_fov_y;
+    float y = (1.0f - 2.0f * py / float(rp.camera_height())) * c.tan_half_fov_y;
     vec3 d = glm::normalize(x * c.right + y * c.up + c.forward);
     vec3 o = c.pos;
     if (c.lens_radius > 0.0f) {
@@ -217,7 +218,7 @@ template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
-    uint32_t key = path_key(p.pixel, p.sample, rp.seed);
+    uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling

@@ -127,7 +127,7 @@ WP_HD void diffuse_bounce(const SceneView& s, const RenderParams& rp, const Wave
     }
     SurfacePoint sp = surface_point(s.prims, h, path_ray(p));
     vec3 ng = glm::dot(sp.ng, p.dir) > 0.0f ? -sp.ng : sp.ng;
-    uint32_t key = path_key(p.pixel, p.sample, rp.seed);
+    uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
     vec3 wi = Frame::from_normal(ng).to_world(
         sample_cosine_hemisphere(vec2(rand01(key, 1, kDimBsdfU), rand01(key, 1, kDimBsdfV))));
     set_path_ray(p, Ray{offset_ray_origin(sp.p, ng), wi});

@@ -836,5 +836,43 @@ for s in d["scenes"]:
 PY
   ok "pbrt Film filename and Tungsten's output file as the default output; --output-dir with an absolute -o refused; --clamp's range; bench --help's defaults; merged 1 part; the CPU bench's SVG title and JSON"
   ;;
+settings)
+  # the render settings' list (kernels/render_params.h) on the command line: --set NAME=VALUE on render and bench
+  # renders as the setting's own option; its errors exit 2 naming the setting and its range (an unknown name: the
+  # names); --crop writes the crop's size and names it; a crop outside the image is an error naming it
+  F=(--backend cpu --threads 2 --width 24 --height 16 --spp 2)
+  run a "$WP" render "$S/cornell-box.json" "${F[@]}" --rr-depth 2 --filter tent --light-sampling 0 -o a.pfm
+  want_rc "the options" 0
+  run b "$WP" render "$S/cornell-box.json" "${F[@]}" --set rr_depth=2 --set filter=tent --set light_sampling=false \
+    -o b.pfm
+  want_rc "--set" 0
+  cmp -s a.pfm b.pfm || fail "--set rendered another image than the settings' own options"
+  run e1 "$WP" render "$S/cornell-box.json" "${F[@]}" --set rr_depth=5000 -o e.pfm
+  want_rc "--set rr_depth=5000" 2
+  has e1 "--set: rr_depth: 5000 is out of range (1 to 1024)"
+  run e2 "$WP" render "$S/cornell-box.json" "${F[@]}" --set depth=3 -o e.pfm
+  want_rc "--set depth=3" 2
+  has e2 "unknown setting 'depth' (settings: width, height, spp, max_depth, rr_depth, seed, light_sampling"
+  run e3 "$WP" bench "$S/cornell-box.json" "${F[@]}" --set spp=0
+  want_rc "bench --set spp=0" 2
+  has e3 "--set: spp: 0 is out of range (1 to 16777216)"
+  run e4 "$WP" render "$S/cornell-box.json" "${F[@]}" --set seed=1 --seed 2 -o e.pfm
+  want_rc "--set seed=1 --seed 2" 2
+  has e4 "seed is given twice"
+  run c "$WP" render "$S/cornell-box.json" "${F[@]}" --crop 4,2,20,14 -o c.pfm
+  want_rc "--crop" 0
+  has c "16x12 (crop 4,2,20,14 of 24x16)"
+  [ "$(sed -n 2p c.pfm)" = "16 12" ] || fail "--crop 4,2,20,14: a $(sed -n 2p c.pfm) image (want 16 12)"
+  run c2 "$WP" render "$S/cornell-box.json" "${F[@]}" --crop 4,2,30,14 -o c2.pfm
+  want_rc "--crop outside the image" 1
+  has c2 "crop 4,2,30,14 is not inside the 24x16 image"
+  run bc "$WP" bench "$S/cornell-box.json" "${F[@]}" --set crop=0,0,8,8 --repeat 1 --warmup 0 --no-raycast
+  want_rc "bench --set crop" 0
+  has bc "8x8, 2 spp"
+  run l "$WP" settings
+  want_rc "settings" 0
+  has l "rr_depth"
+  ok "--set as the options, its errors named with their ranges (render and bench), --crop's size, settings"
+  ;;
 *) fail "unknown case" ;;
 esac

@@ -326,12 +326,12 @@ TEST(ErrorPlace, IntegerOutOfRangeSaysTheRange) {
       "camera": {"position": [0,0,5], "target": [0,0,0]}, "materials": {"m": {"type": "lambert"}},
       "objects": [{"type": "sphere", "material": "m"}]})");
     EXPECT_EQ(scene_error([&] { load_scene_json(native); }),
-              native + ": /render/spp: 1099511627776 is out of range (an integer from 1 to 1073741824)");
+              native + ": /render/spp: 1099511627776 is out of range (an integer from 1 to 16777216)");
     const std::string huge = write_temp("spp-2-64.json", R"({"render": {"spp": 18446744073709551615},
       "camera": {"position": [0,0,5], "target": [0,0,0]}, "materials": {"m": {"type": "lambert"}},
       "objects": [{"type": "sphere", "material": "m"}]})");
     EXPECT_EQ(scene_error([&] { load_scene_json(huge); }),
-              huge + ": /render/spp: 18446744073709551615 is out of range (an integer from 1 to 1073741824)");
+              huge + ": /render/spp: 18446744073709551615 is out of range (an integer from 1 to 16777216)");
     const std::string tungsten = write_temp("tungsten-seed.json", R"({"bsdfs": [{"name": "w", "type": "lambert"}],
       "primitives": [{"type": "sphere", "bsdf": "w"}], "renderer": {"seed": -1},
       "camera": {"resolution": 8, "transform": {"position": [0, 0, 4], "look_at": [0, 0, 0], "up": [0, 1, 0]}}})");

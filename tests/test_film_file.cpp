@@ -133,8 +133,7 @@ TEST(FilmFile, EveryHeaderFieldIsCheckedAndABadOneNamed) {
               bad + "\"light_sampling\": expected an integer from 0 to 1, got an array");
     EXPECT_EQ(with("\"end\":1980", "\"end\":-1980"),
               bad + "\"end\": -1980 is out of range (an integer from 0 to 18446744073709551615)");
-    EXPECT_EQ(with("\"clamp\":0.0", "\"clamp\":-1"),
-              bad + "\"clamp\": -1 is out of range (a number in [0, 3.40282e+38])");
+    EXPECT_EQ(with("\"clamp\":0.0", "\"clamp\":-1"), bad + "\"clamp\": -1 is out of range (a number in [0, 1e+30])");
     EXPECT_EQ(with("\"nonfinite\":0", "\"nonfinite\":null"),
               bad + "\"nonfinite\": expected an integer from 0 to 18446744073709551615, got null");
     EXPECT_EQ(with("\"clamped\":5", "\"clamped\":-5"),
@@ -168,11 +167,11 @@ TEST(Merge, RefusesOtherScenesSettingsAndOverlaps) {
     tent.filter = 2;  // kFilterTriangle
     tent.filter_radius = 1.0f;
     e = error_of([&] { merge_films({part(0, np), tent}, {"a", "b"}, missing); });
-    EXPECT_NE(e.find("differ in filter 0 and 2, filter_radius 0.500000 and 1.000000"), std::string::npos) << e;
+    EXPECT_NE(e.find("differ in filter box 0.5 and tent 1"), std::string::npos) << e;
     PartialFilm clamped = part(np, 2 * np);
     clamped.clamp_indirect = 4.0f;
     e = error_of([&] { merge_films({part(0, np), clamped}, {"a", "b"}, missing); });
-    EXPECT_NE(e.find("clamp 0.000000 and 4.000000"), std::string::npos) << e;
+    EXPECT_NE(e.find("clamp 0 and 4"), std::string::npos) << e;
     e = error_of([&] { merge_films({part(0, 2 * np), part(np, 3 * np)}, {"a", "b"}, missing); });
     EXPECT_NE(e.find("a (samples 0:2) and b (samples 1:2) overlap in samples 1:1"), std::string::npos) << e;
 }

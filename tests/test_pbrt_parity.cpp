@@ -324,7 +324,8 @@ TEST(PbrtParity, IsoAndExposureScaleTheImageExactly) {
     }
     // films of different transforms do not merge
     PartialFilm a, b;
-    a.film_matrix = {2, 0, 0, 0, 2, 0, 0, 0, 2};
+    a.film_transform = 1;
+    a.film_matrix[0] = a.film_matrix[4] = a.film_matrix[8] = 2.0f;
     EXPECT_NE(film_settings_difference(a, b), "");
 }
 

@@ -54,9 +54,9 @@ TEST(SceneJson, ErrorsNameFilePointerAndProblem) {
     expect_error(bad("\"lambert\"", "\"velvet\""), "/materials/m/type", "unknown material type");
     expect_error(bad("\"target\": [0,0,0]", "\"target\": [0,0]"), "/camera/target", "expected [x, y, z]");
     expect_error(bad("{\"camera\"", "{\"render\": {\"spp\": 0}, \"camera\""), "/render/spp",
-                 "0 is out of range (an integer from 1 to 1073741824)");
+                 "0 is out of range (an integer from 1 to 16777216)");
     expect_error(bad("{\"camera\"", "{\"render\": {\"width\": 0}, \"camera\""), "/render/width",
-                 "0 is out of range (an integer from 1 to 1073741824)");
+                 "0 is out of range (an integer from 1 to 32768)");
     expect_error(bad("\"position\": [0,0,5]", "\"position\": [0,0,0]"), "/camera", "degenerate");
     EXPECT_THROW(load_scene_json("/nonexistent/scene.json"), SceneError);
 }

@@ -22,6 +22,7 @@
 #include "host/app/render_setup.h"
 #include "host/render/film_file.h"
 #include "host/scene/render_limits.h"
+#include "host/scene/render_settings.h"
 #include "host/image/denoise.h"
 #include "host/image/image_io.h"
 #include "host/image/image_stats.h"
@@ -216,6 +217,22 @@ CLI::Validator real(double lo, double hi, const std::string& note = "") {
         "", "real");
 }
 
+// A setting of the list as an option: its flag, its help with the default of a native scene file, its range check
+// (set_setting's messages: "--rr-depth: 5000 is out of range (1 to 1024)"). A flag's "true"/"false" read as 1/0.
+template <class T>
+void add_setting_option(CLI::App* cmd, std::optional<T>& into, const SettingInfo& s) {
+    const std::string def = setting_text(default_settings(), s);
+    cmd->add_option(s.flag, into,
+                    std::string(s.help) + " (default: the scene's render." + s.name + ", else " + def + ")")
+        ->check(CLI::Validator(
+            [&s](std::string& v) {
+                std::string why = setting_value_problem(s, v);
+                if (why.empty() && s.kind == SettingKind::Flag) v = v == "true" || v == "1" ? "1" : "0";
+                return why;
+            },
+            "", s.name));
+}
+
 // The options `render` and `bench` share, declared once: the backend, the overrides of the scene's settings and
 // the render options, bound to `s`. Defaults come from the structs (RenderOptions); help texts print them.
 void add_render_options(CLI::App* cmd, RenderSettings& s) {
@@ -223,30 +240,25 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
     RenderOptions& r = s.options;
     cmd->add_option("--backend", s.backend, "gpu, cpu or auto (default auto: the GPU when present)")
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
-    cmd->add_option("--spp", o.spp, "samples per pixel (default: the scene's)")->check(whole(1, kMaxSpp));
-    cmd->add_option("--width", o.width, "image width (default: the scene's)")->check(whole(1, kMaxImageSide));
-    cmd->add_option("--height", o.height, "image height (default: the scene's)")->check(whole(1, kMaxImageSide));
-    cmd->add_option("--max-depth", o.max_depth, "longest path, in segments (default: the scene's)")
-        ->check(whole(1, kMaxDepthLimit));
-    cmd->add_option("--rr-depth", o.rr_depth,
-                    "Russian roulette from this many segments on (default: the scene's render.rr_depth, else " +
-                        std::to_string(RenderParams{}.rr_depth) +
-                        "; 1: from the first bounce, as the public RTIOW "
-                        "megakernels; a different estimator's noise)")
-        ->check(whole(1, kMaxDepthLimit));
-    cmd->add_option("--filter", o.filter,
-                    "reconstruction filter TYPE or TYPE:RADIUS (pixels): box (default, 0.5), tent (1), gaussian "
-                    "(1.5, sigma 0.5), mitchell (2); default: the scene's")
+    // every render setting of the list (kernels/render_params.h) as its option, checked against the list's range
+#define WP_SETTING_OPTION(K, member, n, ...) add_setting_option(cmd, o.n, *find_setting(#n));
+    WP_RENDER_SETTINGS(WP_SETTING_OPTION)
+#undef WP_SETTING_OPTION
+    cmd->add_option("--set", s.sets,
+                    "NAME=VALUE: a render setting by its name, as in the scene file's render block (repeatable; "
+                    "docs/OPTIONS.md; settings: " +
+                        setting_names() + ")")
         ->check(CLI::Validator(
             [](std::string& v) {
-                RenderParams rp;
-                return set_filter_spec(rp, v);
+                SceneOverrides none;
+                return set_override(none, v);
             },
-            "TYPE[:RADIUS]", "filter"));
-    cmd->add_option("--clamp", o.clamp,
-                    "clamp indirect light (Cycles'): every contribution after the first bounce scaled to at most this "
-                    "value per component; biased (fewer fireflies); default off")
-        ->check(real(0.0, 1e30, "0: off"));
+            "NAME=VALUE", "setting"));
+    // (after every option is read: a setting given by --set and by its own option is refused there)
+    cmd->parse_complete_callback([&s] {
+        for (const std::string& a : s.sets)
+            if (std::string why = set_override(s.scene, a); !why.empty()) throw CLI::ValidationError("--set", why);
+    });
     cmd->add_option("--capacity", r.capacity,
                     "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
                         " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
@@ -766,18 +778,22 @@ int run_render(const RenderCall& c) {
             if (c.stats || load_was_slow(*j.loaded))
                 std::fprintf(stderr, "%s\n", load_line(j.scene, *j.loaded).c_str());
             if (resuming) {  // the film's settings where the command line gives none (as its render had them)
-                SceneOverrides o;
-                const RenderParams& p = j.loaded->params;
-                if (!rs.scene.spp && p.spp != resumed.spp) o.spp = resumed.spp;
-                if (!rs.scene.width && p.width != resumed.width) o.width = resumed.width;
-                if (!rs.scene.height && p.height != resumed.height) o.height = resumed.height;
-                if (!rs.scene.max_depth && p.max_depth != resumed.max_depth) o.max_depth = resumed.max_depth;
-                if (!rs.scene.seed && p.seed != resumed.seed) o.seed = resumed.seed;
-                if (!rs.scene.rr_depth && p.rr_depth != resumed.rr_depth) o.rr_depth = resumed.rr_depth;
-                apply_overrides(*j.loaded, o);
+                // every setting of the list (kernels/render_params.h) the command line does not give; a new width
+                // or height sets the camera's aspect, as an override does
+                // (in the settings' form: width and height the full image's where there is a crop)
+                RenderParams p = crop_settings(j.loaded->params);
+                const RenderParams fp = crop_settings(film_params(resumed));
+                const uint32_t scene_width = p.width, scene_height = p.height;
+                for (const SettingInfo& st : render_settings())
+                    if (!override_given(rs.scene, st.name)) copy_setting(p, fp, st);
+                if (p.width != scene_width || p.height != scene_height)
+                    j.loaded->data.camera.aspect = float(p.width) / float(p.height);
+                if (std::string why = render_limits_problem(p); !why.empty())  // (--crop against the film's size)
+                    throw SceneError(j.scene + ": " + why);
+                j.loaded->params = crop_for_render(p);
                 // --spp above the film's: the render goes on to the larger count (the random numbers are keyed by
                 // pixel and sample, so the film is a prefix of that render); below it: an error
-                if (rs.scene.spp && rs.scene.spp != resumed.spp) raise_film_spp(resumed, rs.scene.spp, c.resume);
+                if (rs.scene.spp && rs.scene.spp != resumed.spp) raise_film_spp(resumed, *rs.scene.spp, c.resume);
                 PartialFilm here;
                 here.scene = j.scene;
                 here.scene_hash = scene_fingerprint(j.loaded->data);
@@ -921,8 +937,6 @@ int run_render(const RenderCall& c) {
                                       {"wavepath:spp", spp_s},
                                       {"wavepath:samples", std::to_string(img.samples)},
                                       {"wavepath:sample_range", range_text(film.begin, film.end, np)},
-                                      {"wavepath:seed", std::to_string(rp.seed)},
-                                      {"wavepath:max_depth", std::to_string(rp.max_depth)},
                                       {"wavepath:mode", mode_name(m)},
                                       {"wavepath:interrupted", img.interrupted ? "true" : "false"},
                                       {"wavepath:backend", be == Backend::Gpu ? "gpu" : "cpu"},
@@ -932,8 +946,7 @@ int run_render(const RenderCall& c) {
                                       {"wavepath:wall_s", wall_s},
                                       {"wavepath:version", version_short()},
                                       {"wavepath:command", c.command}};
-                meta.push_back({"wavepath:filter", filter_text(rp)});
-                if (rp.clamp_indirect > 0.0f) meta.push_back({"wavepath:clamp", std::to_string(rp.clamp_indirect)});
+                for (const auto& kv : settings_metadata(crop_settings(rp))) meta.push_back(kv);  // seed, filter, ...
                 Image denoised;
                 std::string denoise_error;
                 double denoise_ms = 0.0;
@@ -990,13 +1003,20 @@ int run_render(const RenderCall& c) {
                 j.written += (j.written.empty() ? "" : ", ") + (written.empty() ? "(lost)" : written) + extra;
                 j.seconds += s;
                 j.msamples_per_s = st.msamples_per_s();
-                std::printf("%s: %ux%u, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
-                            j.scene.c_str(), rp.width, rp.height, rp.spp, be == Backend::Gpu ? "gpu" : "cpu",
-                            mode_name(m), written.empty() ? "(not written)" : (written + extra).c_str(), s,
-                            st.msamples_per_s(), st.render_ms, st.device.c_str());
+                // (a crop: "34x32 (crop 16,8,50,40 of 64x48)"; its pixels named in the whole image's coordinates)
+                const std::string size =
+                    std::to_string(rp.width) + "x" + std::to_string(rp.height) +
+                    (rp.full_width ? " (crop " + setting_text(rp, *find_setting("crop")) + " of " +
+                                         std::to_string(rp.full_width) + "x" + std::to_string(rp.full_height) + ")"
+                                   : "");
+                const uint32_t dx = rp.full_width ? rp.crop_x0 : 0, dy = rp.full_width ? rp.crop_y0 : 0;
+                std::printf("%s: %s, %u spp, %s %s -> %s: %.3f s wall, %.2f Msamples/s, render %.1f ms on %s\n",
+                            j.scene.c_str(), size.c_str(), rp.spp, be == Backend::Gpu ? "gpu" : "cpu", mode_name(m),
+                            written.empty() ? "(not written)" : (written + extra).c_str(), s, st.msamples_per_s(),
+                            st.render_ms, st.device.c_str());
                 if (img.nonfinite)
                     std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", img.nonfinite,
-                                img.first_nonfinite_pixel % rp.width, img.first_nonfinite_pixel / rp.width);
+                                img.first_nonfinite_pixel % rp.width + dx, img.first_nonfinite_pixel / rp.width + dy);
                 if (img.clamped)
                     std::printf("warning: %llu samples clamped at 1e6 (the film's largest sample value)\n",
                                 img.clamped);
@@ -1015,17 +1035,11 @@ int run_render(const RenderCall& c) {
                     if (!resume_hint.empty()) resume_hint.insert(0, " ");
                     // the command that continues it, with the output this one wrote (a film given as -o is its own
                     // output: the resume rewrites it), and the options of this command that the film does not
-                    // carry: the backend and mode it ran with (the same ones continue it bit for bit), the filter
-                    // and clamp (checked against the film's)
+                    // carry: the backend and mode it ran with (the same ones continue it bit for bit). Every
+                    // render setting is in the film (resume takes those the command line does not give).
                     std::string given;
                     if (rs.backend != "auto") given += " --backend " + rs.backend;
                     if (c.mode != "auto") given += " --mode " + std::string(mode_name(m));
-                    if (!rs.scene.filter.empty()) given += " --filter " + shell_word(rs.scene.filter);
-                    if (rs.scene.clamp) {
-                        char l[32];
-                        std::snprintf(l, sizeof l, "%.9g", double(*rs.scene.clamp));
-                        given += " --clamp " + std::string(l);
-                    }
                     if (!resume_from.empty())
                         std::fprintf(stderr, "resume: wavepath render %s%s --resume %s%s -o %s\n",
                                      shell_word(j.scene).c_str(), given.c_str(), shell_word(resume_from).c_str(),
@@ -1176,13 +1190,12 @@ int run_merge(const MergeCall& c) {
         ImageMetadata meta = {{"wavepath:scene", m.scene},
                               {"wavepath:spp", std::to_string(m.spp)},
                               {"wavepath:samples", std::to_string(img.samples)},
-                              {"wavepath:seed", std::to_string(m.seed)},
-                              {"wavepath:max_depth", std::to_string(m.max_depth)},
                               {"wavepath:mode", m.mode},
                               {"wavepath:backend", m.backend},
                               {"wavepath:merged_parts", std::to_string(parts.size())},
                               {"wavepath:version", version_short()},
                               {"wavepath:command", c.command}};
+        for (const auto& kv : settings_metadata(crop_settings(m))) meta.push_back(kv);  // seed, filter, ...
         if (m.backend.find('+') != std::string::npos ||
             (m.backend.find("gpu") != std::string::npos && m.mode.find('+') != std::string::npos))
             std::fprintf(stderr,
@@ -1282,7 +1295,6 @@ int main(int argc, char** argv) {
                      "where --denoise runs: auto (a GPU render's GPU through OIDN's CUDA device where it is usable, "
                      "else the CPU), cpu, cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-    render->add_option("--seed", rc.rs.scene.seed, "random seed")->check(whole(0, 0xffffffffu));
     render->add_option("--mode", rc.mode, "wavefront, megakernel, both, or auto (GPU: wavefront, CPU: megakernel)")
         ->check(CLI::IsMember({"auto", "wavefront", "megakernel", "both"}));
     render->add_flag("--stats", rc.stats, "print the per-kernel table, queue sizes and memory estimate");
@@ -1346,6 +1358,10 @@ int main(int argc, char** argv) {
     bool no_kt = false;
     bench->add_flag("--no-kernel-timing", no_kt,
                     "GPU: no per-kernel events (frame time only; default: one more render with them)");
+    auto* settings = app.add_subcommand("settings", "list the render settings (--set NAME=VALUE, docs/OPTIONS.md)");
+    bool settings_markdown_table = false;
+    settings->add_flag("--markdown", settings_markdown_table,
+                       "the table of docs/OPTIONS.md (name, flag, scene key, type, default, range, help)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -1370,6 +1386,17 @@ int main(int argc, char** argv) {
         return run_render(rc);
     }
     if (merge->parsed()) return run_merge(mc);
+    if (settings->parsed()) {  // the list of kernels/render_params.h, as a table or one line a setting
+        if (settings_markdown_table) {
+            std::fputs(settings_markdown().c_str(), stdout);
+            return kExitOk;
+        }
+        const RenderParams d = default_settings();
+        for (const SettingInfo& s : render_settings())
+            std::printf("%-15s %-17s default %-8s %s: %s\n", s.name, s.flag, setting_text(d, s).c_str(),
+                        setting_range_text(s).c_str(), s.help);
+        return kExitOk;
+    }
     bo.command = rc.command;
     bo.raycast = !no_raycast;
     bo.settings.options.kernel_timing = !no_kt;

@@ -7,22 +7,61 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 #include "host/app/cli_support.h"
 #include "host/render/render.h"
 #include "host/scene/render_limits.h"
+#include "host/scene/render_settings.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
 #include "kernels/wavefront_queues.h"
 
 namespace wp {
 
-// The command line's overrides of a scene's own render settings; 0 or unset: the scene's.
+// The command line's overrides of a scene's own render settings, one optional per setting of the list
+// (kernels/render_params.h) by its name; unset: the scene's. The filter and the crop are their text.
+#define WP_OVERRIDE_MEMBER(K, member, name, ...) std::optional<WP_OVERRIDE_TYPE_##K> name;
+#define WP_OVERRIDE_TYPE_WHOLE uint32_t
+#define WP_OVERRIDE_TYPE_FLAG uint32_t
+#define WP_OVERRIDE_TYPE_REAL float
+#define WP_OVERRIDE_TYPE_FILTER std::string
+#define WP_OVERRIDE_TYPE_CROP std::string
 struct SceneOverrides {
-    uint32_t spp = 0, width = 0, height = 0, max_depth = 0;
-    std::optional<uint32_t> seed, rr_depth;
-    std::string filter;          // --filter TYPE[:RADIUS] (checked by the option's validator); "": the scene's
-    std::optional<float> clamp;  // --clamp L: RenderParams::clamp_indirect
+    WP_RENDER_SETTINGS(WP_OVERRIDE_MEMBER)
 };
+
+// Whether the command line gives setting `name` (an option or --set).
+inline bool override_given(const SceneOverrides& o, const std::string& name) {
+#define WP_OVERRIDE_GIVEN(K, member, n, ...) \
+    if (name == #n) return o.n.has_value();
+    WP_RENDER_SETTINGS(WP_OVERRIDE_GIVEN)
+#undef WP_OVERRIDE_GIVEN
+    return false;
+}
+
+// --set NAME=VALUE into the overrides: "" or what is wrong, naming the setting and its range (an unknown name: the
+// names there are). A setting given twice (by --set and its own option, or two --set) is an error too.
+inline std::string set_override(SceneOverrides& o, const std::string& assignment) {
+    const size_t eq = assignment.find('=');
+    const std::string name = assignment.substr(0, eq);
+    if (eq == std::string::npos) return "'" + assignment + "' is not NAME=VALUE (settings: " + setting_names() + ")";
+    const SettingInfo* s = find_setting(name);
+    if (!s) return "unknown setting '" + name + "' (settings: " + setting_names() + ")";
+    const std::string value = assignment.substr(eq + 1);
+    RenderParams rp;
+    if (std::string why = set_setting(rp, *s, value); !why.empty()) return name + ": " + why;
+    if (override_given(o, name)) return name + " is given twice (by --set and " + s->flag + ", or two --set)";
+#define WP_OVERRIDE_SET(K, member, n, ...) \
+    if (name == #n) WP_OVERRIDE_SET_##K(o.n, rp.member, value);
+#define WP_OVERRIDE_SET_WHOLE(o, member, value) o = member
+#define WP_OVERRIDE_SET_FLAG(o, member, value) o = member
+#define WP_OVERRIDE_SET_REAL(o, member, value) o = member
+#define WP_OVERRIDE_SET_FILTER(o, member, value) o = value
+#define WP_OVERRIDE_SET_CROP(o, member, value) o = value
+    WP_RENDER_SETTINGS(WP_OVERRIDE_SET)
+#undef WP_OVERRIDE_SET
+    return "";
+}
 
 // Everything a render takes from the command line besides the scene.
 struct RenderSettings {
@@ -30,23 +69,25 @@ struct RenderSettings {
     SceneOverrides scene;
     // strict: every importer warning is an error (--strict); the tree's knobs and memory check from the environment
     LoadOptions load = load_options_from_env();
-    RenderOptions options;  // threads, capacity, sort_materials, drain_below, push_compaction, refill, ...
-    std::string devices;    // --devices: "all" or a list, resolved into options.devices (parse_devices)
+    RenderOptions options;          // threads, capacity, sort_materials, drain_below, push_compaction, refill, ...
+    std::vector<std::string> sets;  // --set NAME=VALUE, applied to `scene` once the command line is read
+    std::string devices;            // --devices: "all" or a list, resolved into options.devices (parse_devices)
     bool devices_given = false;
 };
 
 // Overrides applied to a loaded scene; a new width or height sets the camera's aspect to match.
 inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
     RenderParams& rp = ls.params;
-    if (o.spp) rp.spp = o.spp;
-    if (o.width) rp.width = o.width;
-    if (o.height) rp.height = o.height;
+#define WP_OVERRIDE_APPLY(K, member, n, ...) \
+    if (o.n) WP_OVERRIDE_APPLY_##K(rp, rp.member, *o.n);
+#define WP_OVERRIDE_APPLY_WHOLE(rp, member, v) member = v
+#define WP_OVERRIDE_APPLY_FLAG(rp, member, v) member = v
+#define WP_OVERRIDE_APPLY_REAL(rp, member, v) member = v
+#define WP_OVERRIDE_APPLY_FILTER(rp, member, v) set_filter_spec(rp, v)  // (a wrong spec: the limits' check names it)
+#define WP_OVERRIDE_APPLY_CROP(rp, member, v) set_setting(rp, *find_setting("crop"), v)
+    WP_RENDER_SETTINGS(WP_OVERRIDE_APPLY)
+#undef WP_OVERRIDE_APPLY
     if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
-    if (o.max_depth) rp.max_depth = o.max_depth;
-    if (o.seed) rp.seed = *o.seed;
-    if (o.rr_depth) rp.rr_depth = *o.rr_depth;
-    if (!o.filter.empty()) set_filter_spec(rp, o.filter);  // a wrong spec: the render limits' check names it
-    if (o.clamp) rp.clamp_indirect = *o.clamp;
 }
 
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result
@@ -56,6 +97,7 @@ inline LoadedScene load_render_scene(const std::string& path, const SceneOverrid
     LoadedScene ls = load_scene_json(path, lo);
     apply_overrides(ls, o);
     if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
+    ls.params = crop_for_render(ls.params);  // (the renderers' form of a crop: width x height the crop's)
     return ls;
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include "host/scene/render_limits.h"
+#include "host/scene/render_settings.h"
 #include "host/scene/mesh_obj.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
@@ -111,69 +112,56 @@ uint64_t scene_fingerprint(const SceneData& s) {
     return h.h;
 }
 
-void set_film_settings(PartialFilm& f, const RenderParams& rp) {
-    f.width = rp.width;
-    f.height = rp.height;
-    f.spp = rp.spp;
-    f.max_depth = rp.max_depth;
-    f.rr_depth = rp.rr_depth;
-    f.seed = rp.seed;
-    f.light_sampling = rp.light_sampling;
-    f.filter = rp.filter;
-    f.filter_radius = rp.filter_radius;
-    f.filter_sigma = rp.filter_sigma;
-    f.clamp_indirect = rp.clamp_indirect;
-    f.film_matrix.clear();
-    if (rp.film_transform) f.film_matrix.assign(rp.film_matrix, rp.film_matrix + 9);
+namespace {
+// The settings a film records: the list's and the colour transform (not the divisions generate sets up).
+void copy_film_settings(RenderParams& to, const RenderParams& from) {
+    for (const SettingInfo& s : render_settings()) copy_setting(to, from, s);
+    to.full_width = from.full_width, to.full_height = from.full_height;  // (a crop, as the render had it)
+    to.film_transform = from.film_transform;
+    std::copy(from.film_matrix, from.film_matrix + 9, to.film_matrix);
 }
+}  // namespace
+
+void set_film_settings(PartialFilm& f, const RenderParams& rp) { copy_film_settings(f, rp); }
 
 RenderParams film_params(const PartialFilm& f) {
     RenderParams rp;
-    rp.width = f.width;
-    rp.height = f.height;
-    rp.spp = f.spp;
-    rp.max_depth = f.max_depth;
-    rp.rr_depth = f.rr_depth;
-    rp.seed = f.seed;
-    rp.light_sampling = f.light_sampling;
-    rp.filter = f.filter;
-    rp.filter_radius = f.filter_radius;
-    rp.filter_sigma = f.filter_sigma;
-    rp.clamp_indirect = f.clamp_indirect;
-    if (f.film_matrix.size() == 9) {
-        rp.film_transform = 1;
-        std::copy(f.film_matrix.begin(), f.film_matrix.end(), rp.film_matrix);
-    }
+    copy_film_settings(rp, f);
     return rp;
 }
 
 std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b) {
     std::string d;
-    auto diff = [&](const char* what, uint64_t x, uint64_t y) {
-        if (x != y)
-            d += (d.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(x) + " and " + std::to_string(y);
-    };
     if (a.scene_hash != b.scene_hash)
         d = "the scene (" + a.scene + ", fingerprint " + hex(a.scene_hash) + ", and " + b.scene + ", fingerprint " +
             hex(b.scene_hash) + ")";
-    diff("width", a.width, b.width);
-    diff("height", a.height, b.height);
-    diff("spp", a.spp, b.spp);
-    diff("max_depth", a.max_depth, b.max_depth);
-    diff("rr_depth", a.rr_depth, b.rr_depth);
-    diff("seed", a.seed, b.seed);
-    diff("light_sampling", a.light_sampling, b.light_sampling);
-    diff("filter", a.filter, b.filter);
-    auto fdiff = [&](const char* what, float x, float y) {
-        if (x != y)
-            d += (d.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(x) + " and " + std::to_string(y);
-    };
-    fdiff("filter_radius", a.filter_radius, b.filter_radius);
-    fdiff("filter_sigma", a.filter_sigma, b.filter_sigma);
-    fdiff("clamp", a.clamp_indirect, b.clamp_indirect);
-    if (a.film_matrix != b.film_matrix) d += (d.empty() ? "" : ", ") + std::string("the film's colour transform");
+    if (std::string s = settings_difference(crop_settings(a), crop_settings(b)); !s.empty())
+        d += (d.empty() ? "" : ", ") + s;
+    if (a.film_transform != b.film_transform ||
+        (a.film_transform && !std::equal(a.film_matrix, a.film_matrix + 9, b.film_matrix)))
+        d += (d.empty() ? "" : ", ") + std::string("the film's colour transform");
     return d;
 }
+
+namespace {
+// The settings into the film header: each of the list by its name (the filter's three members as "filter",
+// "filter_radius" and "filter_sigma"), the colour transform only where there is one ("film_matrix").
+void write_film_settings(nlohmann::json& j, const PartialFilm& film) {
+    const RenderParams f = crop_settings(film);  // (width and height the full image's, as the settings were given)
+    for (const SettingInfo& s : render_settings()) {
+        if (s.kind == SettingKind::Whole || s.kind == SettingKind::Flag) j[s.name] = setting_u32(f, s);
+        if (s.kind == SettingKind::Real) j[s.name] = setting_f32(f, s);
+        if (s.kind == SettingKind::Filter) {
+            j[s.name] = f.filter;
+            j[std::string(s.name) + "_radius"] = f.filter_radius;
+            j[std::string(s.name) + "_sigma"] = f.filter_sigma;
+        }
+        if (s.kind == SettingKind::Crop && f.crop_x1)  // (only where there is one)
+            j[s.name] = std::vector<uint32_t>{f.crop_x0, f.crop_y0, f.crop_x1, f.crop_y1};
+    }
+    if (f.film_transform) j["film_matrix"] = std::vector<float>(f.film_matrix, f.film_matrix + 9);
+}
+}  // namespace
 
 void write_film(const std::string& path, const PartialFilm& f) {
     if (f.sum.size() != f.film_words() || f.aov_sum.size() != aov_channels(f.aovs) * f.pixels())
@@ -181,17 +169,6 @@ void write_film(const std::string& path, const PartialFilm& f) {
     nlohmann::json j{{"format", "wavepath partial film"},
                      {"scene", f.scene},
                      {"scene_fingerprint", hex(f.scene_hash)},
-                     {"width", f.width},
-                     {"height", f.height},
-                     {"spp", f.spp},
-                     {"max_depth", f.max_depth},
-                     {"rr_depth", f.rr_depth},
-                     {"seed", f.seed},
-                     {"light_sampling", f.light_sampling},
-                     {"filter", f.filter},
-                     {"filter_radius", f.filter_radius},
-                     {"filter_sigma", f.filter_sigma},
-                     {"clamp", f.clamp_indirect},
                      {"begin", f.begin},
                      {"end", f.end},
                      {"target_end", f.target_end},
@@ -201,7 +178,7 @@ void write_film(const std::string& path, const PartialFilm& f) {
                      {"nonfinite", f.nonfinite},
                      {"first_nonfinite_pixel", f.first_nonfinite_pixel},
                      {"clamped", f.clamped}};
-    if (!f.film_matrix.empty()) j["film_matrix"] = f.film_matrix;  // (only where there is one)
+    write_film_settings(j, f);
     if (f.aovs) {  // (only where there are: a film without keeps the header it had before AOVs were kept)
         nlohmann::json a = nlohmann::json::array();
         for (int i = 0; i < 4; ++i)
@@ -282,6 +259,59 @@ struct HeaderReader {
 };
 }  // namespace
 
+namespace {
+// The settings from the film header, each checked for its type and the list's range, a bad one named by its key.
+// The settings films have had from the first (the list's head: RenderParams' members before the divisions) are
+// required; one added later, absent in older films, takes the value that renders as those films were rendered
+// (RenderParams{}: the pixel box, no clamp).
+void read_film_settings(const HeaderReader& h, PartialFilm& f) {
+    const RenderParams init;
+    for (const SettingInfo& s : render_settings()) {
+        const bool required = s.offset < offsetof(RenderParams, div_pixels);
+        if (s.kind == SettingKind::Whole || s.kind == SettingKind::Flag)
+            setting_u32(f, s) =
+                uint32_t(h.integer(s.name, required, uint64_t(s.lo), uint64_t(s.hi), setting_u32(init, s)));
+        if (s.kind == SettingKind::Real)
+            setting_f32(f, s) = h.real(s.name, float(s.lo), float(s.hi), false, setting_f32(init, s));
+        if (s.kind == SettingKind::Filter) {
+            f.filter = uint32_t(h.integer(s.name, required, 0, kFilterMitchell, init.filter));
+            f.filter_radius =
+                h.real((std::string(s.name) + "_radius").c_str(), float(s.lo), float(s.hi), true, init.filter_radius);
+            f.filter_sigma =
+                h.real((std::string(s.name) + "_sigma").c_str(), float(s.lo), float(s.hi), true, init.filter_sigma);
+        }
+        if (s.kind == SettingKind::Crop && h.j.contains(s.name)) {  // films without a crop: none
+            const nlohmann::json& c = h.j[s.name];
+            const std::string want =
+                "expected [x0, y0, x1, y1], whole numbers from 0 to " + std::to_string((unsigned long long)s.hi);
+            if (!c.is_array() || c.size() != 4) h.bad(s.name, want + ", got " + HeaderReader::kind(c));
+            uint32_t v[4];
+            for (size_t i = 0; i < 4; ++i) {
+                if (!c[i].is_number_unsigned() || c[i].get<uint64_t>() > uint64_t(s.hi))
+                    h.bad(s.name, "element " + std::to_string(i) + ": " + want + ", got " + HeaderReader::kind(c[i]));
+                v[i] = c[i].get<uint32_t>();
+            }
+            f.crop_x0 = v[0], f.crop_y0 = v[1], f.crop_x1 = v[2], f.crop_y1 = v[3];
+            if (std::string why = crop_problem(f); !why.empty()) h.bad(s.name, why);
+        }
+    }
+    const nlohmann::json& j = h.j;
+    if (j.contains("film_matrix")) {  // films without a colour transform: none
+        const nlohmann::json& m = j["film_matrix"];
+        if (!m.is_array() || m.size() != 9)
+            h.bad("film_matrix", "expected 9 numbers (a 3x3 matrix, row by row), got " + HeaderReader::kind(m));
+        for (size_t i = 0; i < 9; ++i) {
+            if (!m[i].is_number() || !std::isfinite(m[i].get<double>()) ||
+                std::fabs(m[i].get<double>()) > double(std::numeric_limits<float>::max()))
+                h.bad("film_matrix",
+                      "element " + std::to_string(i) + ": expected a finite number, got " + HeaderReader::kind(m[i]));
+            f.film_matrix[i] = m[i].get<float>();
+        }
+        f.film_transform = 1;
+    }
+}
+}  // namespace
+
 PartialFilm read_film(const std::string& path) {
     if (is_folder(path)) throw FilmError(path + ": is a folder, not a film file");
     std::ifstream in(path, std::ios::binary);
@@ -306,30 +336,8 @@ PartialFilm read_film(const std::string& path) {
     if (fp.empty() || fp.size() > 16 || fp.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
         h.bad("scene_fingerprint", "\"" + fp + "\" is not a fingerprint (1 to 16 hexadecimal digits)");
     f.scene_hash = std::stoull(fp, nullptr, 16);
-    f.width = uint32_t(h.integer("width", true, 1, kMaxImageSide, 0));
-    f.height = uint32_t(h.integer("height", true, 1, kMaxImageSide, 0));
-    f.spp = uint32_t(h.integer("spp", true, 1, kMaxSpp, 0));
-    f.max_depth = uint32_t(h.integer("max_depth", true, 1, kMaxDepthLimit, 0));
-    f.rr_depth = uint32_t(h.integer("rr_depth", true, 1, kMaxDepthLimit, 0));
-    f.seed = uint32_t(h.integer("seed", true, 0, 0xffffffffull, 0));
-    f.light_sampling = uint32_t(h.integer("light_sampling", true, 0, 1, 0));
-    // films written before filters existed: the pixel box, no clamp
-    f.filter = uint32_t(h.integer("filter", false, 0, kFilterMitchell, kFilterPixelBox));
-    f.filter_radius = h.real("filter_radius", 0.0f, kMaxFilterRadius, true, 0.5f);
-    f.filter_sigma = h.real("filter_sigma", 0.0f, kMaxFilterRadius, true, 0.5f);
-    f.clamp_indirect = h.real("clamp", 0.0f, std::numeric_limits<float>::max(), false, 0.0f);
-    if (j.contains("film_matrix")) {  // films without a colour transform: none
-        const nlohmann::json& m = j["film_matrix"];
-        if (!m.is_array() || m.size() != 9)
-            h.bad("film_matrix", "expected 9 numbers (a 3x3 matrix, row by row), got " + HeaderReader::kind(m));
-        for (size_t i = 0; i < 9; ++i) {
-            if (!m[i].is_number() || !std::isfinite(m[i].get<double>()) ||
-                std::fabs(m[i].get<double>()) > double(std::numeric_limits<float>::max()))
-                h.bad("film_matrix",
-                      "element " + std::to_string(i) + ": expected a finite number, got " + HeaderReader::kind(m[i]));
-            f.film_matrix.push_back(m[i].get<float>());
-        }
-    }
+    read_film_settings(h, f);
+    static_cast<RenderParams&>(f) = crop_for_render(f);  // (a crop's film holds the crop's pixels)
     f.begin = h.integer("begin", true, 0, ~0ull, 0);
     f.end = h.integer("end", true, 0, ~0ull, 0);
     f.target_end = h.integer("target_end", true, 0, ~0ull, 0);

@@ -26,16 +26,12 @@ struct FilmError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-struct PartialFilm {
+// The render's settings are the film's RenderParams (every setting of the list, kernels/render_params.h, and the
+// film's colour transform at image time, film_transform and film_matrix): the header records them, merge and resume
+// compare them (film_settings_difference). The divisions (div_pixels, div_tiles_x) are not part of a film.
+struct PartialFilm : RenderParams {
     std::string scene;        // the scene file as the render named it (for messages)
     uint64_t scene_hash = 0;  // scene_fingerprint of the scene rendered
-    uint32_t width = 0, height = 0, spp = 0, max_depth = 0, rr_depth = 0, seed = 0, light_sampling = 0;
-    // the reconstruction filter and the indirect clamp (RenderParams): they change every sample's value
-    uint32_t filter = 0;
-    float filter_radius = 0.5f, filter_sigma = 0.5f, clamp_indirect = 0.0f;
-    // the film's colour transform at image time (RenderParams::film_matrix), empty for none (the header's
-    // "film_matrix", absent in films without one)
-    std::vector<float> film_matrix;
     // The global sample indices held, [begin, end), of the range asked for, [begin, target_end) (less when the render
     // was interrupted: render --resume continues it to target_end). Samples START:COUNT of every pixel are
     // [START * pixels, (START + COUNT) * pixels).

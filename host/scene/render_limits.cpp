@@ -2,12 +2,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include "host/scene/render_settings.h"
 #include "kernels/filter.h"
 
 namespace wp {
 
 std::string render_limits_problem(const RenderParams& rp) {
-    const uint64_t width = rp.width, height = rp.height, spp = rp.spp, max_depth = rp.max_depth;
+    const uint64_t width = rp.width, height = rp.height, spp = rp.spp;
     auto n = [](uint64_t v) { return std::to_string(v); };
     if (width < 1 || height < 1) return "resolution " + n(width) + "x" + n(height) + ": width and height must be >= 1";
     if (width > kMaxImageSide || height > kMaxImageSide)
@@ -18,16 +19,8 @@ std::string render_limits_problem(const RenderParams& rp) {
     if (spp > kMaxSpp) return "spp " + n(spp) + " is too large (at most 2^24)";
     if (width * height * spp > kMaxSamples)
         return n(width * height * spp) + " samples are too many (at most 2^40 per render)";
-    if (max_depth < 1 || max_depth > kMaxDepthLimit)
-        return "max_depth " + n(max_depth) + " out of range (1 to " + n(kMaxDepthLimit) + ")";
-    if (rp.rr_depth < 1 || rp.rr_depth > kMaxDepthLimit)
-        return "rr_depth " + n(rp.rr_depth) + " out of range (1 to " + n(kMaxDepthLimit) + ")";
-    if (rp.filter > kFilterMitchell || !(rp.filter_radius > 0.0f && rp.filter_radius <= kMaxFilterRadius) ||
-        !(rp.filter_sigma > 0.0f && rp.filter_sigma <= kMaxFilterRadius))
-        return "filter " + filter_text(rp) + " out of range (radius and sigma in (0, 8] pixels)";
-    if (!(rp.clamp_indirect >= 0.0f) || std::isinf(rp.clamp_indirect))
-        return "clamp must be a finite number >= 0 (0: off)";
-    return "";
+    // each setting within its range (the list's, kernels/render_params.h): "max_depth 5000 out of range (1 to 1024)"
+    return setting_range_problem(rp);
 }
 
 std::string set_filter(RenderParams& rp, const std::string& type, float radius, float sigma) {

@@ -7,12 +7,7 @@
 
 namespace wp {
 
-// The limits, also the ranges of the command line's overrides (host/app/main.cpp).
-constexpr uint32_t kMaxImageSide = 32768;
-constexpr uint64_t kMaxPixels = 1ull << 28;
-constexpr uint32_t kMaxSpp = 1u << 24;
-constexpr uint64_t kMaxSamples = 1ull << 40;
-constexpr uint32_t kMaxDepthLimit = 1024;
+// The limits (kMaxImageSide, kMaxSpp, kMaxDepthLimit, ...) are in kernels/render_params.h: the list's ranges.
 
 // "" when `rp` is within the limits (width, height <= 32768, pixels <= 2^28, spp <= 2^24, samples <= 2^40,
 // max_depth <= 1024: the packing of path state relies on them), else what is wrong, e.g.
@@ -23,7 +18,6 @@ std::string render_limits_problem(const RenderParams& rp);
 // "tent" (also "triangle"), "gaussian", "mitchell". A radius (in pixels) <= 0 takes the type's default: box 0.5,
 // tent 1 (Tungsten's and Mitsuba's), gaussian 1.5 with sigma 0.5 (pbrt-v4's), mitchell 2. A box of radius 0.5 is
 // the default filter, sampled as before filters existed (bit for bit). Returns "" or what is wrong.
-constexpr float kMaxFilterRadius = 8.0f;
 std::string set_filter(RenderParams& rp, const std::string& type, float radius = 0.0f, float sigma = 0.0f);
 // "box 0.5", "tent 1", "gaussian 1.5 (sigma 0.5)": the filter of rp, for messages and metadata.
 std::string filter_text(const RenderParams& rp);

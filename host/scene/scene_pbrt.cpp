@@ -382,6 +382,7 @@ public:
         rp.spp = spp_;
         rp.max_depth = maxdepth_ + 1;
         rp.seed = seed_;
+        rp.crop_x0 = crop_[0], rp.crop_y0 = crop_[1], rp.crop_x1 = crop_[2], rp.crop_y1 = crop_[3];
         // pbrt-v4's default pixel filter, where the scene names none: a Gaussian of radius 1.5 and sigma 0.5
         if (!filter_given_) set_filter(rp, "gaussian", 1.5f, 0.5f);
         rp.light_sampling = 1;
@@ -442,6 +443,7 @@ private:
     Loc cam_loc_;
     float fov_ = 90.0f, lensradius_ = 0.0f, focaldistance_ = 1e6f, frameaspect_ = 0.0f;
     uint32_t width_ = 1280, height_ = 720, spp_ = 16, maxdepth_ = 5, seed_ = 0;
+    uint32_t crop_[4] = {0, 0, 0, 0};  // the film's pixelbounds or cropwindow, x0, y0, x1, y1 (x1 0: none)
     // the film's sensor (pbrt-v4's PixelSensor::Create): ISO, exposure time (the film's "exposuretime" of earlier
     // pbrt-v4 versions, else the camera's shutter interval), white balance (0: none), sensor
     float iso_ = 100.0f, exposure_ = -1.0f, whitebalance_ = 0.0f, shutter_open_ = 0.0f, shutter_close_ = 1.0f;
@@ -1063,6 +1065,28 @@ private:
         b_.set_camera(c);
     }
 
+    // The film's "pixelbounds" [x0 x1 y0 y1] (pixels, half-open) or "cropwindow" [x0 x1 y0 y1] (fractions of the
+    // image, pixels from ceil(x0 * xresolution) to ceil(x1 * xresolution), as pbrt-v4 computes them): the crop
+    // setting (kernels/render_params.h; the output is the crop's size, as pbrt-v4's).
+    void film_crop(Params& ps) {
+        Param* pb = get(ps, "pixelbounds", {"integer"});
+        Param* cw = get(ps, "cropwindow", {"float"});
+        if (pb && cw) fail(cw->loc, "a film with both pixelbounds and cropwindow (pbrt-v4 refuses it too)");
+        Param* p = pb ? pb : cw;
+        if (!p) return;
+        if (p->nums.size() != 4) fail(p->loc, "parameter '" + p->name + "' takes four values [x0 x1 y0 y1]");
+        double c[4];
+        for (int i = 0; i < 4; ++i) {
+            const double v = p->nums[size_t(i)];
+            if (cw && !(v >= 0.0 && v <= 1.0)) fail(p->loc, "parameter 'cropwindow' takes fractions in [0, 1]");
+            c[i] = cw ? std::ceil((i < 2 ? width_ : height_) * v) : v;
+        }
+        if (!(c[0] >= 0 && c[0] < c[1] && c[1] <= width_ && c[2] >= 0 && c[2] < c[3] && c[3] <= height_))
+            fail(p->loc, "the film's " + p->name + " is not a rectangle inside its " + std::to_string(width_) + "x" +
+                             std::to_string(height_) + " pixels");
+        crop_[0] = uint32_t(c[0]), crop_[1] = uint32_t(c[2]), crop_[2] = uint32_t(c[1]), crop_[3] = uint32_t(c[3]);
+    }
+
     void options_directive(const std::string& d, const std::string& type, Params& ps, const Loc& l) {
         if (!pbrt_knows(d, type)) fail(l, "unknown " + d + " type '" + type + "'");
         if (d == "Accelerator") {
@@ -1073,6 +1097,7 @@ private:
             if (type != "rgb") warn(l, "film \"" + type + "\" not supported: an RGB film");
             width_ = uint32_t(i1(ps, "xresolution", 1280, 1, 1 << 20));
             height_ = uint32_t(i1(ps, "yresolution", 720, 1, 1 << 20));
+            film_crop(ps);
             s1(ps, "filename", "");  // the output file is the command line's (-o; default: the scene's name)
             f1(ps, "diagonal", 35.0f);
             b1(ps, "savefp16", true);

@@ -1,0 +1,79 @@
+// The list of render settings (kernels/render_params.h, WP_RENDER_SETTINGS) as a table the host walks: by name, with
+// each setting's value as text, its range check and its messages, for every place a setting lives besides
+// RenderParams itself: the command line (its options and --set), the scene overrides, the render limits, the native
+// scene file's render block, the film header, the image metadata and docs/OPTIONS.md.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+#include "kernels/scene_view.h"
+
+namespace wp {
+
+enum class SettingKind { Whole, Flag, Real, Filter, Crop };
+
+// One line of the list.
+struct SettingInfo {
+    const char* name;  // the setting's name: scene file key (render.NAME), film header key, --set NAME
+    SettingKind kind;
+    size_t offset;     // of its RenderParams member (the first of the filter's three)
+    double def;        // a native scene file's default (Filter: unused, the pixel box)
+    double lo, hi;     // the range, inclusive (Filter: the radius, (lo, hi])
+    const char* note;  // said with the range ("0: off"), or ""
+    const char* flag;  // the command-line option, "--max-depth"
+    const char* help;
+};
+
+// A Whole or Flag setting's member (uint32_t), a Real one's (float), by the list's offset.
+uint32_t& setting_u32(RenderParams& rp, const SettingInfo& s);
+uint32_t setting_u32(const RenderParams& rp, const SettingInfo& s);
+float& setting_f32(RenderParams& rp, const SettingInfo& s);
+float setting_f32(const RenderParams& rp, const SettingInfo& s);
+
+// The list, in its order.
+const std::vector<SettingInfo>& render_settings();
+// The setting of this name, or nullptr.
+const SettingInfo* find_setting(const std::string& name);
+// "width, height, spp, ...": the names, for the message of an unknown one.
+std::string setting_names();
+
+// "(1 to 1024)", "(0 to 1e+30; 0: off)", "(0 or 1)", "(box, tent, gaussian, mitchell; radius (0, 8])": the range in
+// the words of the messages.
+std::string setting_range_text(const SettingInfo& s);
+// "" when `text` is a value of `s` within its range; otherwise what is wrong, in the command line's words:
+// "'x' is not a whole number (1 to 1024)", "5000 is out of range (1 to 1024)".
+std::string setting_value_problem(const SettingInfo& s, const std::string& text);
+// `text` (checked as above) into rp's member; "" or what is wrong.
+std::string set_setting(RenderParams& rp, const SettingInfo& s, const std::string& text);
+// The setting's value in rp as text: "512", "0.5", "tent 1" (filter_text), "true"/"false" for a flag.
+std::string setting_text(const RenderParams& rp, const SettingInfo& s);
+// Whether a and b have the same value of `s`, and the copy of it from `from`.
+bool same_setting(const RenderParams& a, const RenderParams& b, const SettingInfo& s);
+void copy_setting(RenderParams& to, const RenderParams& from, const SettingInfo& s);
+// The settings as image metadata: "wavepath:NAME" and the value's text, every setting but spp (the metadata's
+// "wavepath:spp" is the samples per pixel the image holds, fewer than the setting's when interrupted).
+std::vector<std::pair<std::string, std::string>> settings_metadata(const RenderParams& rp);
+// "" when every setting of rp is within its range; else the first that is not, "max_depth 5000 out of range (1 to
+// 1024)" (render_limits_problem adds the limits that tie settings together: pixels, samples).
+std::string setting_range_problem(const RenderParams& rp);
+// "spp 64 and 32, filter tent 1 and box 0.5": the settings in which a and b differ ("" when none).
+std::string settings_difference(const RenderParams& a, const RenderParams& b);
+// A crop as the renderers take it (RenderParams::full_width): width x height become the crop's, full_width x
+// full_height the image's. Without a crop, or already so, rp as it is. crop_settings is the inverse: the settings as
+// given (width x height the full image's), for the film header, its comparisons, the metadata and resume.
+RenderParams crop_for_render(const RenderParams& rp);
+RenderParams crop_settings(const RenderParams& rp);
+// "" when rp's crop (settings form) lies in its image, else "crop 0,0,100,8 is not inside the 64x64 image (0 <= x0 <
+// x1 <= width, 0 <= y0 < y1 <= height)".
+std::string crop_problem(const RenderParams& rp);
+
+// RenderParams with every setting at a native scene file's default (the list's def column).
+RenderParams default_settings();
+
+// docs/OPTIONS.md's table (`wavepath settings --markdown`), one row per setting: name, flag, scene key, type,
+// default, range, help. A test compares it with the file.
+std::string settings_markdown();
+
+}  // namespace wp

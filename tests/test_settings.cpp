@@ -1,0 +1,182 @@
+// The list of render settings (kernels/render_params.h): every place a setting lives walks it, so a setting is
+// checked, overridden, read from a scene file, recorded in a film and compared the same way by its name. And the
+// crop, the setting added through the list: its pixels are the whole render's bit for bit.
+#include <gtest/gtest.h>
+#include <fstream>
+#include <string>
+#include "host/app/render_setup.h"
+#include "host/render/film_file.h"
+#include "host/render/render.h"
+#include "host/scene/render_settings.h"
+#include "kernels/aov.h"
+#include "tests/cornell_scene.h"
+using namespace wp;
+using wp_test::source_dir;
+using wp_test::temp_dir;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::exception& e) { return e.what(); }
+    return "";
+}
+std::string write_scene(const std::string& name, const std::string& render_block) {
+    const std::string path = temp_dir() + name;
+    std::ofstream(path) << "{\"render\": " << render_block
+                        << ", \"camera\": {\"position\": [0, 0, 4], \"target\": [0, 0, 0]},"
+                           " \"materials\": {\"m\": {\"type\": \"lambert\", \"albedo\": 0.5}},"
+                           " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1,"
+                           " \"material\": \"m\", \"emission\": [1, 1, 1]}]}";
+    return path;
+}
+}  // namespace
+
+// Each setting by its name: found, its default as text, and a value out of its range refused in the command
+// line's words, naming the range.
+TEST(Settings, EverySettingHasANameARangeAndADefault) {
+    EXPECT_EQ(setting_names(), "width, height, spp, max_depth, rr_depth, seed, light_sampling, filter, clamp, crop");
+    const RenderParams d = default_settings();
+    EXPECT_EQ(setting_text(d, *find_setting("spp")), "16");
+    EXPECT_EQ(setting_text(d, *find_setting("filter")), "box 0.5");
+    EXPECT_EQ(setting_text(d, *find_setting("crop")), "none");
+    EXPECT_EQ(find_setting("nope"), nullptr);
+    EXPECT_EQ(setting_value_problem(*find_setting("rr_depth"), "5000"), "5000 is out of range (1 to 1024)");
+    EXPECT_EQ(setting_value_problem(*find_setting("rr_depth"), "x"), "'x' is not a whole number (1 to 1024)");
+    EXPECT_EQ(setting_value_problem(*find_setting("clamp"), "-1"), "-1 is out of range (0 to 1e+30; 0: off)");
+    EXPECT_EQ(setting_value_problem(*find_setting("light_sampling"), "true"), "");
+    EXPECT_NE(setting_value_problem(*find_setting("crop"), "4,4,2,8").find("empty rectangle"), std::string::npos);
+    // the limits' check walks the list: any setting out of its range is named with its range
+    RenderParams rp = d;
+    rp.rr_depth = 0;
+    EXPECT_EQ(render_limits_problem(rp), "rr_depth 0 out of range (1 to 1024)");
+    rp = d;
+    rp.crop_x0 = 10, rp.crop_y0 = 0, rp.crop_x1 = 600, rp.crop_y1 = 4;
+    EXPECT_EQ(render_limits_problem(rp),
+              "crop 10,0,600,4 is not inside the 512x512 image (0 <= x0 < x1 <= width, 0 <= y0 < y1 <= height)");
+}
+
+// --set NAME=VALUE: any setting by its name, into the same overrides as its own option; an unknown name lists the
+// names, a bad value names the setting and its range, and a setting given twice is refused.
+TEST(Settings, SetByNameFillsTheOverrides) {
+    SceneOverrides o;
+    EXPECT_EQ(set_override(o, "rr_depth=3"), "");
+    EXPECT_EQ(set_override(o, "filter=tent:1"), "");
+    EXPECT_EQ(set_override(o, "crop=1,2,3,4"), "");
+    EXPECT_EQ(set_override(o, "light_sampling=false"), "");
+    EXPECT_EQ(o.rr_depth, 3u);
+    EXPECT_EQ(o.filter, "tent:1");
+    EXPECT_EQ(o.crop, "1,2,3,4");
+    EXPECT_EQ(o.light_sampling, 0u);
+    EXPECT_TRUE(override_given(o, "rr_depth"));
+    EXPECT_FALSE(override_given(o, "seed"));
+    EXPECT_EQ(set_override(o, "rr_depth=4"), "rr_depth is given twice (by --set and --rr-depth, or two --set)");
+    EXPECT_EQ(set_override(o, "max_depth=0"), "max_depth: 0 is out of range (1 to 1024)");
+    EXPECT_EQ(set_override(o, "depth=3"),
+              "unknown setting 'depth' (settings: width, height, spp, max_depth, rr_depth, seed, light_sampling, "
+              "filter, clamp, crop)");
+    EXPECT_NE(set_override(o, "rr_depth").find("is not NAME=VALUE"), std::string::npos);
+}
+
+// The native scene file's render block: every key of the list, each checked against the list's range and named
+// by its JSON pointer; a key the list does not have is refused.
+TEST(Settings, SceneRenderBlockTakesEverySettingByItsName) {
+    const std::string ok =
+        write_scene("all-settings.json",
+                    "{\"width\": 40, \"height\": 30, \"spp\": 2, \"max_depth\": 4, \"rr_depth\": 2, \"seed\": 9, "
+                    "\"light_sampling\": false, \"filter\": \"tent\", \"clamp\": 3.5, \"crop\": [4, 2, 20, 12]}");
+    LoadedScene ls = load_render_scene(ok, {});
+    const RenderParams rp = crop_settings(ls.params);
+    EXPECT_EQ(rp.width, 40u);
+    EXPECT_EQ(rp.rr_depth, 2u);
+    EXPECT_EQ(rp.seed, 9u);
+    EXPECT_EQ(rp.light_sampling, 0u);
+    EXPECT_EQ(rp.filter, uint32_t(kFilterTriangle));
+    EXPECT_EQ(rp.clamp_indirect, 3.5f);
+    EXPECT_EQ(setting_text(rp, *find_setting("crop")), "4,2,20,12");
+    EXPECT_EQ(ls.params.width, 16u);  // (the renderers' form: the crop's size)
+    EXPECT_EQ(ls.params.full_width, 40u);
+    const std::string deep = write_scene("deep.json", "{\"max_depth\": 5000}");
+    EXPECT_EQ(error_of([&] { load_scene_json(deep); }),
+              deep + ": /render/max_depth: 5000 is out of range (an integer from 1 to 1024)");
+    const std::string clamp = write_scene("clamp.json", "{\"clamp\": -2}");
+    EXPECT_EQ(error_of([&] { load_scene_json(clamp); }),
+              clamp + ": /render/clamp: -2 is out of range (0 to 1e+30; 0: off)");
+    const std::string crop = write_scene("crop.json", "{\"crop\": [4, 2, 70000, 12]}");
+    EXPECT_EQ(error_of([&] { load_scene_json(crop); }),
+              crop + ": /render/crop/2: 70000 is out of range (an integer from 0 to 32768)");
+    const std::string outside =
+        write_scene("outside.json", "{\"width\": 16, \"height\": 16, \"crop\": [4, 2, 20, 12]}");
+    EXPECT_EQ(
+        error_of([&] { load_render_scene(outside, {}); }),
+        outside + ": crop 4,2,20,12 is not inside the 16x16 image (0 <= x0 < x1 <= width, 0 <= y0 < y1 <= height)");
+    const std::string unknown = write_scene("unknown.json", "{\"rr_dpeth\": 3}");
+    EXPECT_NE(error_of([&] { load_scene_json(unknown); }).find("/render/rr_dpeth"), std::string::npos);
+}
+
+// The crop: camera samples only inside it, the image the crop's size, and its pixels the whole render's bit for
+// bit (the camera and the random numbers see the whole image's pixel), in both schedules, with Mitchell's second
+// film and with the AOVs.
+TEST(Settings, CropPixelsAreTheWholeRendersBitForBit) {
+    const std::string scene = source_dir() + "/scenes/cornell-box.json";
+    SceneOverrides whole;
+    whole.width = 40, whole.height = 32, whole.spp = 2, whole.filter = "mitchell";
+    SceneOverrides cropped = whole;
+    cropped.crop = "6,4,31,29";
+    const LoadedScene a = load_render_scene(scene, whole), b = load_render_scene(scene, cropped);
+    ASSERT_EQ(b.params.width, 25u);
+    ASSERT_EQ(b.params.height, 25u);
+    for (Mode m : {Mode::Megakernel, Mode::Wavefront}) {
+        RenderOptions opt;
+        opt.threads = 2;
+        opt.aovs = kAovAlbedo | kAovDepth;
+        const Image full = render_cpu(a.data, a.params, m, opt), crop = render_cpu(b.data, b.params, m, opt);
+        ASSERT_EQ(crop.width, 25u);
+        ASSERT_EQ(crop.rgb.size(), 3u * 25 * 25);
+        EXPECT_EQ(crop.samples, 2u * 25 * 25);  // camera samples only inside the crop
+        int differ = 0;
+        for (uint32_t y = 0; y < 25; ++y)
+            for (uint32_t x = 0; x < 25; ++x) {
+                const size_t c = size_t(y) * 25 + x, f = size_t(y + 4) * 40 + x + 6;
+                for (int k = 0; k < 3; ++k) differ += crop.rgb[3 * c + k] != full.rgb[3 * f + k];
+                for (int k = 0; k < 3; ++k) differ += crop.albedo[3 * c + k] != full.albedo[3 * f + k];
+                differ += crop.depth[c] != full.depth[f];
+            }
+        EXPECT_EQ(differ, 0) << mode_name(m);
+    }
+}
+
+// A film of a crop records it: its header's "crop", read back; merge and resume refuse a film of another crop. A
+// film without "crop" (every film written before it) is the whole image.
+TEST(Settings, FilmRecordsTheCrop) {
+    const std::string scene = source_dir() + "/scenes/cornell-box.json";
+    SceneOverrides o;
+    o.width = 24, o.height = 16, o.spp = 1, o.crop = "2,2,10,14";
+    const LoadedScene ls = load_render_scene(scene, o);
+    RenderOptions opt;
+    opt.threads = 1;
+    const Image img = render_cpu(ls.data, ls.params, Mode::Megakernel, opt);
+    const PartialFilm f = film_of(img, ls.params, 42, scene, img.samples);
+    const std::string path = temp_dir() + "crop.wpfilm";
+    write_film(path, f);
+    const PartialFilm g = read_film(path);
+    EXPECT_EQ(g.width, 8u);
+    EXPECT_EQ(g.full_width, 24u);
+    EXPECT_EQ(film_settings_difference(f, g), "");
+    EXPECT_EQ(film_image(g).rgb, img.rgb);
+    PartialFilm other = g;
+    other.crop_x1 = 9;
+    other.width = 7;
+    EXPECT_EQ(film_settings_difference(g, other), "crop 2,2,10,14 and 2,2,9,14");
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(bytes.find("\"crop\":[2,2,10,14]"), std::string::npos);
+    // a crop outside the film's image: named by its key
+    std::string bad = bytes;
+    bad.replace(bad.find("\"crop\":[2,2,10,14]"), 18, "\"crop\":[2,2,30,14]");
+    std::ofstream(temp_dir() + "bad-crop.wpfilm", std::ios::binary) << bad;
+    EXPECT_NE(error_of([&] {
+                  read_film(temp_dir() + "bad-crop.wpfilm");
+              }).find("bad film header: \"crop\": crop 2,2,30,14 is not inside the 24x16 image"),
+              std::string::npos);
+}
