@@ -76,10 +76,10 @@ def strip(text):
 def function_name(head):
     """The qualified name before the parameter list of a definition's head, or None when the head is no function."""
     head = re.sub(r'\b(public|private|protected)\s*:', ' ', head)
-    m = re.search(r'(operator\s*(\(\)|[^\s(]+))\s*\(', head)
+    m = re.search(r'\b(operator\s*(\(\)|[^\s(\w]+|\w+))\s*\(', head)
     if m:
         pre = head[:m.start()]
-        q = re.search(r'([\w:~]*)$', pre.rstrip())
+        q = re.search(r'((?:\w+::)*)$', pre)
         return (q.group(1) if q else '') + m.group(1).replace(' ', '')
     depth = 0
     for k, ch in enumerate(head):  # the first '(' outside template brackets
