@@ -1813,7 +1813,7 @@ private:
         } else if (type == "plymesh") {
             shape_ply(r, g, det);
         } else if (type == "loopsubdiv") {
-            shape_loopsubdiv(r, g, det);
+            shape_loopsubdiv(r, g, det, mirror);
         } else if (type == "sphere") {
             shape_sphere(r, g);
         } else if (type == "disk") {
@@ -1884,8 +1884,9 @@ private:
         orient(g.mesh, r.reverse);  // load_ply keeps the file's side under a mirroring transform, as pbrt
     }
 
-    // A Loop subdivision surface, subdivided here into a triangle mesh (det: the transform's determinant).
-    void shape_loopsubdiv(ShapeRec& r, Geometry& g, float det) {
+    // A Loop subdivision surface, subdivided here into a triangle mesh (det: the transform's determinant; mirror:
+    // it is negative).
+    void shape_loopsubdiv(ShapeRec& r, Geometry& g, float det, bool mirror) {
         Params& ps = r.params;
         const mat4& M = r.ctm;
         // pbrt-v4's LoopSubdivide: refined in object space, pushed to the limit surface, with its normals
