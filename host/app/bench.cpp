@@ -175,32 +175,54 @@ std::string scene_label(const std::string& path) {
 
 }  // namespace
 
-json run_bench(const BenchOptions& o) {
+namespace {
+
+// What every phase of one bench reads: the call, the backend it runs on, the kernels' build-time resources.
+struct Bench {
+    const BenchOptions& o;
+    const RenderOptions& ropt;
+    Backend be = Backend::Cpu;
+    bool gpu = false;
+    std::string dev;               // the GPU's name, when one is present
+    int width = 2;                 // the BVH's width: the tracing kernels' template argument
+    std::vector<PtxasKernel> ptx;  // ptxas's report: every instance of every kernel
+    std::map<uint32_t, std::map<std::string, KernelAttr>> occ;  // the runtime's occupancy, by feature set, by kernel
+    explicit Bench(const BenchOptions& opts) : o(opts), ropt(opts.settings.options) {}
+};
+
+// Refuses a call with nothing to time before any work starts.
+void check_call(const BenchOptions& o) {
     if (o.scenes.empty()) throw std::runtime_error("bench: no scenes given");
     if (o.repeat < 1) throw std::runtime_error("bench: --repeat must be at least 1");
-    const RenderOptions& ropt = o.settings.options;
-    const std::string& backend = o.settings.backend;
-    std::string dev;
-    bool have_gpu = gpu_available(&dev);
-    if (backend == "gpu" && !have_gpu) throw std::runtime_error("bench: --backend gpu, but no CUDA GPU is present");
-    Backend be = (backend == "gpu" || (backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
+}
 
+// Picks the backend: --backend gpu insists on a GPU, auto takes one when present.
+void choose_backend(Bench& b) {
+    const std::string& backend = b.o.settings.backend;
+    bool have_gpu = gpu_available(&b.dev);
+    if (backend == "gpu" && !have_gpu) throw std::runtime_error("bench: --backend gpu, but no CUDA GPU is present");
+    b.be = (backend == "gpu" || (backend == "auto" && have_gpu)) ? Backend::Gpu : Backend::Cpu;
+    b.gpu = b.be == Backend::Gpu;
+}
+
+// The document's header: the command, the backend and device, the repeats and how the times were taken.
+json bench_header(const Bench& b) {
     json doc;
     doc["tool"] = "wavepath bench";
-    doc["command"] = o.command;
-    doc["backend"] = be == Backend::Gpu ? "gpu" : "cpu";
-    doc["device"] = be == Backend::Gpu ? dev : "cpu";
-    doc["repeat"] = o.repeat;
-    doc["warmup"] = o.warmup;
-    doc["timing"] = be == Backend::Gpu ? "CUDA events, first launch to last result, scene upload excluded; medians of "
-                                         "renders without per-kernel events; the kernel table from one more render "
-                                         "with them (render_ms_kernel_timing)"
-                                       : "wall clock, scene load excluded; medians";
+    doc["command"] = b.o.command;
+    doc["backend"] = b.gpu ? "gpu" : "cpu";
+    doc["device"] = b.gpu ? b.dev : "cpu";
+    doc["repeat"] = b.o.repeat;
+    doc["warmup"] = b.o.warmup;
+    doc["timing"] = b.gpu ? "CUDA events, first launch to last result, scene upload excluded; medians of "
+                            "renders without per-kernel events; the kernel table from one more render "
+                            "with them (render_ms_kernel_timing)"
+                          : "wall clock, scene load excluded; medians";
     // --devices: every mode rendered split over the list and on its first device alone (both through the split
     // driver, timed by the host clock from the first batch to the last result, setup excluded)
-    const std::vector<int>& devices = ropt.devices;
+    const std::vector<int>& devices = b.ropt.devices;
     if (!devices.empty()) {
-        if (be != Backend::Gpu) throw std::runtime_error("bench: --devices picks CUDA GPUs: not with the CPU backend");
+        if (!b.gpu) throw std::runtime_error("bench: --devices picks CUDA GPUs: not with the CPU backend");
         doc["devices"] = devices;
         doc["timing"] =
             "host clock from the first batch's start to the last device's result, scene upload and "
@@ -208,20 +230,22 @@ json run_bench(const BenchOptions& o) {
             "the first alone; medians of renders without per-kernel events; the kernel table (summed "
             "over the devices) from one more render with them";
     }
+    return doc;
+}
 
-    // per-kernel resources: ptxas's build-time report (every instance) and the runtime's occupancy
-    const int width = o.settings.load.build.width;
-    std::string rpath = o.resources_path.empty() ? default_resources_path() : o.resources_path;
-    std::vector<PtxasKernel> ptx;
+// Reads ptxas's build-time report (every instance of every kernel) into the bench and the document.
+void read_kernel_resources(Bench& b, json& doc) {
+    b.width = b.o.settings.load.build.width;
+    std::string rpath = b.o.resources_path.empty() ? default_resources_path() : b.o.resources_path;
     if (!rpath.empty()) {
         std::ifstream f(rpath);
         if (!f) throw std::runtime_error("bench: cannot read the kernel resource report '" + rpath + "'");
         std::stringstream ss;
         ss << f.rdbuf();
-        ptx = parse_ptxas(ss.str());
+        b.ptx = parse_ptxas(ss.str());
     }
     json res = json::array();
-    for (const PtxasKernel& k : ptx)
+    for (const PtxasKernel& k : b.ptx)
         res.push_back(json{{"kernel", k.name},
                            {"symbol", k.mangled},
                            {"arch", k.arch},
@@ -234,307 +258,415 @@ json run_bench(const BenchOptions& o) {
     doc["kernel_resources"] = res;
     doc["kernel_resources_source"] =
         rpath.empty() ? std::string("none (no kernel_resources.txt beside the binary)") : rpath;
-    // The instance of a kernel that a render launches: the tracing kernels are templates on the tree width
-    // (mangled "10megakernelILi2E..."), extend on the binary tree also on persistence ("6extendILi2ELb1E": refill
-    // on), and megakernel, extend, shade and drain on the feature set ("Lj14E": kernels/features.h).
-    const bool refill_on = o.settings.options.refill > 0;
-    auto ptx_instance = [&](const std::string& name, uint32_t set) -> const PtxasKernel* {
-        const std::string set_arg = "Lj" + std::to_string(set) + "E";
-        const bool per_set = name == "megakernel" || name == "extend" || name == "shade" || name == "drain";
-        for (const PtxasKernel& k : ptx) {
-            if (k.name != name) continue;
-            const std::string own = std::to_string(k.name.size()) + k.name + "I";
-            if (k.mangled.find(own) != std::string::npos &&
-                k.mangled.find(own + "Li" + std::to_string(width) + "E") == std::string::npos &&
-                k.mangled.find(own + "Lj") == std::string::npos)
-                continue;  // another tree width
-            if (name == "extend" && width == 2 && k.mangled.find(own) != std::string::npos &&
-                k.mangled.find(refill_on ? "Lb1E" : "Lb0E") == std::string::npos)
-                continue;
-            if (per_set && k.mangled.find(own) != std::string::npos && k.mangled.find(set_arg) == std::string::npos)
-                continue;
-            return &k;
-        }
-        return nullptr;
-    };
-    std::map<uint32_t, std::map<std::string, KernelAttr>> occ;  // by feature set, by kernel
-    auto occupancy_of = [&](const std::string& name, uint32_t set) -> const KernelAttr* {
-        if (be != Backend::Gpu) return nullptr;
-        if (!occ.count(set))
-            for (const KernelAttr& a : gpu_kernel_attrs(width, set)) occ[set][a.name] = a;
-        auto it = occ[set].find(name);
-        return it == occ[set].end() ? nullptr : &it->second;
-    };
+}
 
-    json scenes = json::array();
-    const bool gpu = be == Backend::Gpu;
-    const unsigned cpu_threads = ropt.threads ? ropt.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (!gpu) doc["device"] = "cpu, " + std::to_string(cpu_threads) + " threads";
+// The instance of a kernel that a render launches: the tracing kernels are templates on the tree width
+// (mangled "10megakernelILi2E..."), extend on the binary tree also on persistence ("6extendILi2ELb1E": refill
+// on), and megakernel, extend, shade and drain on the feature set ("Lj14E": kernels/features.h).
+const PtxasKernel* ptx_instance(const Bench& b, const std::string& name, uint32_t set) {
+    const bool refill_on = b.o.settings.options.refill > 0;
+    const std::string set_arg = "Lj" + std::to_string(set) + "E";
+    const bool per_set = name == "megakernel" || name == "extend" || name == "shade" || name == "drain";
+    for (const PtxasKernel& k : b.ptx) {
+        if (k.name != name) continue;
+        const std::string own = std::to_string(k.name.size()) + k.name + "I";
+        if (k.mangled.find(own) != std::string::npos &&
+            k.mangled.find(own + "Li" + std::to_string(b.width) + "E") == std::string::npos &&
+            k.mangled.find(own + "Lj") == std::string::npos)
+            continue;  // another tree width
+        if (name == "extend" && b.width == 2 && k.mangled.find(own) != std::string::npos &&
+            k.mangled.find(refill_on ? "Lb1E" : "Lb0E") == std::string::npos)
+            continue;
+        if (per_set && k.mangled.find(own) != std::string::npos && k.mangled.find(set_arg) == std::string::npos)
+            continue;
+        return &k;
+    }
+    return nullptr;
+}
+
+// The runtime's figures (registers, theoretical occupancy) of a GPU kernel, asked once per feature set.
+const KernelAttr* occupancy_of(Bench& b, const std::string& name, uint32_t set) {
+    if (!b.gpu) return nullptr;
+    if (!b.occ.count(set))
+        for (const KernelAttr& a : gpu_kernel_attrs(b.width, set)) b.occ[set][a.name] = a;
+    auto it = b.occ[set].find(name);
+    return it == b.occ[set].end() ? nullptr : &it->second;
+}
+
+// The report's first line: what runs the renders and how many; the CPU's device gets its thread count.
+void print_banner(const Bench& b, json& doc) {
+    const std::vector<int>& devices = b.ropt.devices;
+    const unsigned cpu_threads = b.ropt.threads ? b.ropt.threads : std::max(1u, std::thread::hardware_concurrency());
+    if (!b.gpu) doc["device"] = "cpu, " + std::to_string(cpu_threads) + " threads";
     std::string list;
     for (int d : devices) list += (list.empty() ? "" : ",") + std::to_string(d);
-    if (gpu && !devices.empty())
+    if (b.gpu && !devices.empty())
         std::printf(
             "wavepath bench: gpu, devices %s (first: %s), %u warm-up + %u timed renders per mode and device "
             "set, medians\n",
-            list.c_str(), gpu_device_name(devices[0]).c_str(), o.warmup, o.repeat);
-    else if (gpu)
-        std::printf("wavepath bench: gpu (%s), %u warm-up + %u timed renders per mode, medians\n", dev.c_str(),
-                    o.warmup, o.repeat);
+            list.c_str(), gpu_device_name(devices[0]).c_str(), b.o.warmup, b.o.repeat);
+    else if (b.gpu)
+        std::printf("wavepath bench: gpu (%s), %u warm-up + %u timed renders per mode, medians\n", b.dev.c_str(),
+                    b.o.warmup, b.o.repeat);
     else
         std::printf("wavepath bench: cpu (%u threads), %u warm-up + %u timed renders per mode, medians\n", cpu_threads,
-                    o.warmup, o.repeat);
-    for (const std::string& path : o.scenes) {
-        LoadedScene ls = load_render_scene(path, o.settings.scene, o.settings.load);
-        const RenderParams rp = ls.params;
-        json js{{"scene", path},
-                {"name", scene_label(path)},
-                {"width", rp.width},
-                {"height", rp.height},
-                {"spp", rp.spp},
-                {"max_depth", rp.max_depth},
-                {"light_sampling", rp.light_sampling}};
-        js["modes"] = json::array();
-        std::printf("\n%s: %ux%u, %u spp, max depth %u\n", path.c_str(), rp.width, rp.height, rp.spp, rp.max_depth);
-        std::printf("  %-11s %10s %11s %10s %10s %10s %10s\n", "mode", "ms", "Msamples/s", "Mrays/s", "ext Mr/s",
-                    "shadow Mr/s", gpu ? "device MB" : "queue MB");
-        std::vector<json> mode_docs;
-        for (Mode m : o.modes) {
-            // GPU: the timed renders run without per-kernel events (the frame's two events only), which cost the
-            // wavefront's many short launches up to 6% (profiling/LOG.md entry 7); one more render with them supplies
-            // the per-kernel table, its kernel times nested in its own frame (so they sum to at most 100% of it).
-            // CPU: the run with the median time supplies the table. The rays and samples are the same in every run.
-            RenderOptions frame_opt = ropt;
-            const bool table_run = be == Backend::Gpu && ropt.kernel_timing;
-            if (be == Backend::Gpu) frame_opt.kernel_timing = false;
-            for (unsigned w = 0; w < o.warmup; ++w) wp::render(be, ls.data, rp, m, frame_opt, nullptr);
-            std::vector<double> ms;
-            std::vector<RenderStats> runs;
-            for (unsigned r = 0; r < o.repeat; ++r) {
-                RenderStats st;
-                wp::render(be, ls.data, rp, m, frame_opt, &st);
-                ms.push_back(st.render_ms);
-                runs.push_back(std::move(st));
-            }
-            std::vector<size_t> idx(runs.size());
-            for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-            std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return ms[a] < ms[b]; });
-            const RenderStats& last = runs[idx[(idx.size() - 1) / 2]];
-            double t = last.render_ms;
-            RenderStats timed;
-            if (table_run) wp::render(be, ls.data, rp, m, ropt, &timed);
-            // --devices: the same renders on the first device alone, for the scaling efficiency
-            double t_one = 0.0;
-            std::vector<double> ms_one;
-            if (!devices.empty()) {
-                RenderOptions one = frame_opt;
-                one.devices = {devices[0]};
-                for (unsigned w = 0; w < o.warmup; ++w) wp::render(be, ls.data, rp, m, one, nullptr);
-                for (unsigned r = 0; r < o.repeat; ++r) {
-                    RenderStats st;
-                    wp::render(be, ls.data, rp, m, one, &st);
-                    ms_one.push_back(st.render_ms);
-                }
-                t_one = median(ms_one);
-            }
-            const RenderStats& table = table_run ? timed : last;
-            const double t_table = table.render_ms;
-            json jm;
-            jm["mode"] = mode_name(m);
-            jm["render_ms"] = t;  // the median run's (the lower median for an even count)
-            jm["render_ms_runs"] = ms;
-            jm["setup_ms"] = last.setup_ms;  // GPU: allocation and zeroing before the first launch, not in render_ms
-            jm["samples"] = last.samples;
-            jm["extension_rays"] = last.extension_rays;
-            jm["shadow_rays"] = last.shadow_rays;
-            jm["msamples_per_s"] = t > 0 ? double(last.samples) / t / 1e3 : 0.0;
-            jm["mrays_per_s"] = t > 0 ? double(last.extension_rays + last.shadow_rays) / t / 1e3 : 0.0;
-            jm["extension_mrays_per_s"] = t > 0 ? double(last.extension_rays) / t / 1e3 : 0.0;
-            jm["shadow_mrays_per_s"] = t > 0 ? double(last.shadow_rays) / t / 1e3 : 0.0;
-            jm["peak_device_bytes"] = last.device_bytes;
-            jm["queue_capacity"] = last.capacity;
-            jm["drain_below"] = m == Mode::Wavefront ? ropt.drain_below : 0u;
-            jm["drained_paths"] = last.drained;
-            jm["refill"] = be == Backend::Gpu && width == 2 ? ropt.refill : 0u;
-            jm["iterations"] = last.iterations.size();
-            jm["sorted_shading"] = last.sorted;
-            jm["push_compaction"] = ropt.push_compaction;
-            json kernels = json::array();
-            const uint32_t set = table.feature_set == "spheres" ? kFeaturesSpheres
-                                 : table.feature_set == "all"   ? kFeaturesGeneral
-                                                                : kFeaturesAll;
-            jm["render_ms_kernel_timing"] = t_table;  // the frame of the run that timed every kernel
-            for (const KernelRow& kr : table.kernels) {
-                const std::string& k = kr.name;
-                double km = kr.ms;
-                json jk{{"kernel", k},
-                        {"launches", kr.launches},
-                        {"ms", km},
-                        {"percent_of_frame", t_table > 0 ? 100.0 * km / t_table : 0.0},
-                        {"avg_ms", kr.launches ? km / double(kr.launches) : 0.0}};
-                // ptxas's figures describe the GPU's kernels: the CPU's stages of the same names have none
-                if (const PtxasKernel* r = gpu ? ptx_instance(k, set) : nullptr) {
-                    jk["registers"] = r->registers;
-                    jk["spill_stores"] = r->spill_stores;
-                    jk["spill_loads"] = r->spill_loads;
-                    jk["stack_bytes"] = r->stack_bytes;
-                    jk["symbol"] = r->mangled;
-                }
-                if (const KernelAttr* a = occupancy_of(k, set)) {
-                    if (!jk.contains("registers")) jk["registers"] = a->registers;
-                    jk["theoretical_occupancy"] = a->occupancy;
-                }
-                kernels.push_back(jk);
-            }
-            jm["kernels"] = kernels;
-            jm["feature_set"] = table.feature_set;
-            if (!devices.empty()) {
-                const double n = double(devices.size());
-                jm["device_count"] = devices.size();
-                jm["split_batch"] = last.split_batch;
-                jm["single_device_ms"] = t_one;  // the first device alone (median)
-                jm["single_device_ms_runs"] = ms_one;
-                jm["scaling_efficiency"] = t > 0 ? t_one / (n * t) : 0.0;  // t(1) / (N x t(N))
-                json rows = json::array();
-                for (const DeviceStat& d : last.devices)
-                    rows.push_back(json{{"device", d.device},
-                                        {"name", d.name},
-                                        {"batches", d.batches},
-                                        {"samples", d.samples},
-                                        {"busy_ms", d.busy_ms},
-                                        {"setup_ms", d.setup_ms},
-                                        {"device_bytes", d.device_bytes}});
-                jm["per_device"] = rows;  // the median run's
-            }
-            json fill = json::array();
-            if (!last.paths_at_depth.empty() && last.paths_at_depth[0] > 0)
-                for (size_t d = 0; d < last.paths_at_depth.size(); ++d) {
-                    if (last.paths_at_depth[d] == 0) continue;
-                    fill.push_back(json{
-                        {"depth", d},
-                        {"paths", last.paths_at_depth[d]},
-                        {"shadow_rays", last.shadow_at_depth[d]},
-                        {"fraction_of_camera_paths", double(last.paths_at_depth[d]) / double(last.paths_at_depth[0])}});
-                }
-            jm["queue_fill"] = fill;
-            std::printf("  %-11s %10.2f %11.2f %10.1f %10.1f %10.1f %10.1f\n", mode_name(m), t,
-                        jm["msamples_per_s"].get<double>(), jm["mrays_per_s"].get<double>(),
-                        jm["extension_mrays_per_s"].get<double>(), jm["shadow_mrays_per_s"].get<double>(),
-                        double(last.device_bytes) / 1048576.0);
-            if (!devices.empty()) {
-                std::printf(
-                    "    %zu devices: %.2f ms, first device alone %.2f ms, scaling efficiency %.2f (t1 / (%zu x "
-                    "t%zu)), batches of %llu samples\n",
-                    devices.size(), t, t_one, jm["scaling_efficiency"].get<double>(), devices.size(), devices.size(),
-                    (unsigned long long)last.split_batch);
-                for (const DeviceStat& d : last.devices)
-                    std::printf("      device %d (%s): %llu batches, %llu samples, busy %.2f ms\n", d.device,
-                                d.name.c_str(), (unsigned long long)d.batches, (unsigned long long)d.samples,
-                                d.busy_ms);
-            }
-            mode_docs.push_back(jm);
-            js["modes"].push_back(jm);
-        }
-        for (const json& jm : mode_docs) {
-            if (!gpu) {  // the CPU's stages: wall clock, no registers or occupancy
-                std::printf("  %s stages (the median render, wall clock):\n    %-18s %8s %10s %7s\n",
-                            jm["mode"].get<std::string>().c_str(), "stage", "launches", "ms", "%frame");
-                for (const json& k : jm["kernels"])
-                    std::printf("    %-18s %8llu %10.3f %6.1f%%\n", k["kernel"].get<std::string>().c_str(),
-                                (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
-                                k["percent_of_frame"].get<double>());
-                continue;
-            }
-            std::printf(
-                "  %s kernels (feature set %s; render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s "
-                "%6s "
-                "%6s %6s %5s\n",
-                jm["mode"].get<std::string>().c_str(), jm["feature_set"].get<std::string>().c_str(),
-                jm["render_ms_kernel_timing"].get<double>(), "kernel", "launches", "ms", "%frame", "regs", "spillS",
-                "spillL", "stack", "occ");
-            for (const json& k : jm["kernels"]) {
-                auto num = [&](const char* f) {
-                    return k.contains(f) ? std::to_string(k[f].get<long long>()) : std::string("-");
-                };
-                char occs[16] = "-";
-                if (k.contains("theoretical_occupancy"))
-                    std::snprintf(occs, sizeof occs, "%.0f%%", 100.0 * k["theoretical_occupancy"].get<double>());
-                std::printf("    %-18s %8llu %10.3f %6.1f%% %5s %6s %6s %6s %5s\n",
-                            k["kernel"].get<std::string>().c_str(), (unsigned long long)k["launches"].get<uint64_t>(),
-                            k["ms"].get<double>(), k["percent_of_frame"].get<double>(), num("registers").c_str(),
-                            num("spill_stores").c_str(), num("spill_loads").c_str(), num("stack_bytes").c_str(), occs);
-            }
-        }
-        if (mode_docs.size() == 2) {
-            double a = mode_docs[0]["render_ms"], b = mode_docs[1]["render_ms"];
-            js["speedup_" + mode_docs[0]["mode"].get<std::string>() + "_over_" +
-               mode_docs[1]["mode"].get<std::string>()] = a > 0 ? b / a : 0.0;
-            std::printf("  %s / %s time: %.2fx\n", mode_docs[1]["mode"].get<std::string>().c_str(),
-                        mode_docs[0]["mode"].get<std::string>().c_str(), a > 0 ? b / a : 0.0);
-        }
-        if (o.raycast) {
-            RenderParams rr = rp;
-            rr.spp = o.raycast_spp;
-            std::vector<double> pm, dm, sm;
-            RaycastStats rs;
-            for (unsigned r = 0; r < o.warmup + o.repeat; ++r) {
-                rs = be == Backend::Gpu ? raycast_gpu(ls.data, rr, ropt) : raycast_cpu(ls.data, rr, ropt);
-                if (r >= o.warmup) {
-                    pm.push_back(rs.primary_ms);
-                    dm.push_back(rs.diffuse_ms);
-                    sm.push_back(rs.diffuse_sort_ms);
-                }
-            }
-            double p = median(pm), d = median(dm);
-            json jr{{"spp", rr.spp},
-                    {"primary_rays", rs.primary_rays},
-                    {"primary_ms", p},
-                    {"primary_grays_per_s", p > 0 ? double(rs.primary_rays) / p / 1e6 : 0.0},
-                    {"diffuse_rays", rs.diffuse_rays},
-                    {"diffuse_ms", d},
-                    {"diffuse_grays_per_s", d > 0 ? double(rs.diffuse_rays) / d / 1e6 : 0.0}};
-            const double ds = median(sm);
-            if (ds > 0) {  // --sort-rays: the bounces were sorted first; the rate with the sort's time counted too
-                jr["diffuse_sort_ms"] = ds;
-                jr["diffuse_grays_per_s_with_sort"] = double(rs.diffuse_rays) / (d + ds) / 1e6;
-            }
-            // the work per ray behind the rates: node visits and primitive tests, counted on the host over up to 2^18
-            // of the pass's camera rays and their bounces (the binary tree; the GPU's speculative traversal visits
-            // a few more)
-            const TraversalFigures tf = count_traversal(ls.data, rr, 1u << 18, ropt.threads);
-            if (tf.primary_rays) {
-                jr["primary_nodes_per_ray"] = tf.primary_nodes;
-                jr["primary_prims_per_ray"] = tf.primary_prims;
-                jr["diffuse_nodes_per_ray"] = tf.diffuse_nodes;
-                jr["diffuse_prims_per_ray"] = tf.diffuse_prims;
-                jr["counted_rays"] = tf.primary_rays;
-            }
-            js["raycast"] = jr;
-            if (gpu)
-                std::printf(
-                    "  ray cast only (%u spp): primary %llu rays %.3f ms = %.3f Grays/s; diffuse bounce %llu rays "
-                    "%.3f ms = %.3f Grays/s\n",
-                    rr.spp, (unsigned long long)rs.primary_rays, p, jr["primary_grays_per_s"].get<double>(),
-                    (unsigned long long)rs.diffuse_rays, d, jr["diffuse_grays_per_s"].get<double>());
-            else  // CPU rates are Mrays/s: in Grays/s they print as 0.000
-                std::printf(
-                    "  ray cast only (%u spp): primary %llu rays %.3f ms = %.2f Mrays/s; diffuse bounce %llu rays "
-                    "%.3f ms = %.2f Mrays/s\n",
-                    rr.spp, (unsigned long long)rs.primary_rays, p, 1e3 * jr["primary_grays_per_s"].get<double>(),
-                    (unsigned long long)rs.diffuse_rays, d, 1e3 * jr["diffuse_grays_per_s"].get<double>());
-            if (ds > 0)
-                std::printf("  diffuse bounces sorted first (--sort-rays): sort %.3f ms; with it %.3f %s\n", ds,
-                            (gpu ? 1.0 : 1e3) * jr["diffuse_grays_per_s_with_sort"].get<double>(),
-                            gpu ? "Grays/s" : "Mrays/s");
-            if (tf.primary_rays)
-                std::printf(
-                    "  per ray (host count of %llu camera rays and their bounces, binary tree): primary %.1f nodes "
-                    "%.1f primitives; diffuse bounce %.1f nodes %.1f primitives\n",
-                    (unsigned long long)tf.primary_rays, tf.primary_nodes, tf.primary_prims, tf.diffuse_nodes,
-                    tf.diffuse_prims);
-        }
-        scenes.push_back(js);
+                    b.o.warmup, b.o.repeat);
+}
+
+// A scene's entry (its render settings) and the head of its table.
+json scene_header(const Bench& b, const std::string& path, const RenderParams& rp) {
+    json js{{"scene", path},
+            {"name", scene_label(path)},
+            {"width", rp.width},
+            {"height", rp.height},
+            {"spp", rp.spp},
+            {"max_depth", rp.max_depth},
+            {"light_sampling", rp.light_sampling}};
+    js["modes"] = json::array();
+    std::printf("\n%s: %ux%u, %u spp, max depth %u\n", path.c_str(), rp.width, rp.height, rp.spp, rp.max_depth);
+    std::printf("  %-11s %10s %11s %10s %10s %10s %10s\n", "mode", "ms", "Msamples/s", "Mrays/s", "ext Mr/s",
+                "shadow Mr/s", b.gpu ? "device MB" : "queue MB");
+    return js;
+}
+
+// The renders of one mode: the timed ones, the one that timed every kernel, the first device alone.
+struct ModeRuns {
+    std::vector<double> ms;         // the timed renders' times, in run order
+    std::vector<RenderStats> runs;  // their statistics
+    size_t median = 0;              // the run with the median time (the lower median for an even count)
+    bool table_run = false;         // GPU: one more render with per-kernel events supplied the kernel table
+    RenderStats timed;              // that render
+    double t_one = 0.0;             // --devices: the first device alone (median)
+    std::vector<double> ms_one;
+    const RenderStats& last() const { return runs[median]; }
+    const RenderStats& table() const { return table_run ? timed : last(); }
+};
+
+// Times one mode: warm-ups, the timed renders, the render for the kernel table, and with --devices the first
+// device alone, for the scaling efficiency.
+ModeRuns time_mode(const Bench& b, const LoadedScene& ls, Mode m) {
+    // GPU: the timed renders run without per-kernel events (the frame's two events only), which cost the
+    // wavefront's many short launches up to 6% (profiling/LOG.md entry 7); one more render with them supplies
+    // the per-kernel table, its kernel times nested in its own frame (so they sum to at most 100% of it).
+    // CPU: the run with the median time supplies the table. The rays and samples are the same in every run.
+    const RenderParams& rp = ls.params;
+    ModeRuns r;
+    RenderOptions frame_opt = b.ropt;
+    r.table_run = b.gpu && b.ropt.kernel_timing;
+    if (b.gpu) frame_opt.kernel_timing = false;
+    for (unsigned w = 0; w < b.o.warmup; ++w) wp::render(b.be, ls.data, rp, m, frame_opt, nullptr);
+    for (unsigned i = 0; i < b.o.repeat; ++i) {
+        RenderStats st;
+        wp::render(b.be, ls.data, rp, m, frame_opt, &st);
+        r.ms.push_back(st.render_ms);
+        r.runs.push_back(std::move(st));
     }
-    doc["scenes"] = scenes;
+    std::vector<size_t> idx(r.runs.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return r.ms[x] < r.ms[y]; });
+    r.median = idx[(idx.size() - 1) / 2];
+    if (r.table_run) wp::render(b.be, ls.data, rp, m, b.ropt, &r.timed);
+    const std::vector<int>& devices = b.ropt.devices;
+    if (!devices.empty()) {
+        RenderOptions one = frame_opt;
+        one.devices = {devices[0]};
+        for (unsigned w = 0; w < b.o.warmup; ++w) wp::render(b.be, ls.data, rp, m, one, nullptr);
+        for (unsigned i = 0; i < b.o.repeat; ++i) {
+            RenderStats st;
+            wp::render(b.be, ls.data, rp, m, one, &st);
+            r.ms_one.push_back(st.render_ms);
+        }
+        r.t_one = median(r.ms_one);
+    }
+    return r;
+}
+
+// A mode's timed figures: the median time, the rates it gives, the work done and the queue's settings.
+json mode_figures(const Bench& b, const ModeRuns& r, Mode m) {
+    const RenderStats& last = r.last();
+    const double t = last.render_ms;
+    json jm;
+    jm["mode"] = mode_name(m);
+    jm["render_ms"] = t;  // the median run's (the lower median for an even count)
+    jm["render_ms_runs"] = r.ms;
+    jm["setup_ms"] = last.setup_ms;  // GPU: allocation and zeroing before the first launch, not in render_ms
+    jm["samples"] = last.samples;
+    jm["extension_rays"] = last.extension_rays;
+    jm["shadow_rays"] = last.shadow_rays;
+    jm["msamples_per_s"] = t > 0 ? double(last.samples) / t / 1e3 : 0.0;
+    jm["mrays_per_s"] = t > 0 ? double(last.extension_rays + last.shadow_rays) / t / 1e3 : 0.0;
+    jm["extension_mrays_per_s"] = t > 0 ? double(last.extension_rays) / t / 1e3 : 0.0;
+    jm["shadow_mrays_per_s"] = t > 0 ? double(last.shadow_rays) / t / 1e3 : 0.0;
+    jm["peak_device_bytes"] = last.device_bytes;
+    jm["queue_capacity"] = last.capacity;
+    jm["drain_below"] = m == Mode::Wavefront ? b.ropt.drain_below : 0u;
+    jm["drained_paths"] = last.drained;
+    jm["refill"] = b.gpu && b.width == 2 ? b.ropt.refill : 0u;
+    jm["iterations"] = last.iterations.size();
+    jm["sorted_shading"] = last.sorted;
+    jm["push_compaction"] = b.ropt.push_compaction;
+    return jm;
+}
+
+// The per-kernel table into the mode's entry: each kernel's time and share of its frame, and on the GPU its
+// registers, spills and stack (ptxas) and theoretical occupancy (the runtime).
+void kernel_table(Bench& b, const RenderStats& table, json& jm) {
+    const double t_table = table.render_ms;
+    json kernels = json::array();
+    const uint32_t set = table.feature_set == "spheres" ? kFeaturesSpheres
+                         : table.feature_set == "all"   ? kFeaturesGeneral
+                                                        : kFeaturesAll;
+    jm["render_ms_kernel_timing"] = t_table;  // the frame of the run that timed every kernel
+    for (const KernelRow& kr : table.kernels) {
+        const std::string& k = kr.name;
+        double km = kr.ms;
+        json jk{{"kernel", k},
+                {"launches", kr.launches},
+                {"ms", km},
+                {"percent_of_frame", t_table > 0 ? 100.0 * km / t_table : 0.0},
+                {"avg_ms", kr.launches ? km / double(kr.launches) : 0.0}};
+        // ptxas's figures describe the GPU's kernels: the CPU's stages of the same names have none
+        if (const PtxasKernel* r = b.gpu ? ptx_instance(b, k, set) : nullptr) {
+            jk["registers"] = r->registers;
+            jk["spill_stores"] = r->spill_stores;
+            jk["spill_loads"] = r->spill_loads;
+            jk["stack_bytes"] = r->stack_bytes;
+            jk["symbol"] = r->mangled;
+        }
+        if (const KernelAttr* a = occupancy_of(b, k, set)) {
+            if (!jk.contains("registers")) jk["registers"] = a->registers;
+            jk["theoretical_occupancy"] = a->occupancy;
+        }
+        kernels.push_back(jk);
+    }
+    jm["kernels"] = kernels;
+    jm["feature_set"] = table.feature_set;
+}
+
+// --devices: the split's scaling against the first device alone, and each device's share of the median run.
+void device_figures(const Bench& b, const ModeRuns& r, json& jm) {
+    const std::vector<int>& devices = b.ropt.devices;
+    const RenderStats& last = r.last();
+    const double t = last.render_ms;
+    const double n = double(devices.size());
+    jm["device_count"] = devices.size();
+    jm["split_batch"] = last.split_batch;
+    jm["single_device_ms"] = r.t_one;  // the first device alone (median)
+    jm["single_device_ms_runs"] = r.ms_one;
+    jm["scaling_efficiency"] = t > 0 ? r.t_one / (n * t) : 0.0;  // t(1) / (N x t(N))
+    json rows = json::array();
+    for (const DeviceStat& d : last.devices)
+        rows.push_back(json{{"device", d.device},
+                            {"name", d.name},
+                            {"batches", d.batches},
+                            {"samples", d.samples},
+                            {"busy_ms", d.busy_ms},
+                            {"setup_ms", d.setup_ms},
+                            {"device_bytes", d.device_bytes}});
+    jm["per_device"] = rows;  // the median run's
+}
+
+// The paths and shadow rays at each depth, and the share of the camera paths still alive there.
+json queue_fill(const RenderStats& last) {
+    json fill = json::array();
+    if (!last.paths_at_depth.empty() && last.paths_at_depth[0] > 0)
+        for (size_t d = 0; d < last.paths_at_depth.size(); ++d) {
+            if (last.paths_at_depth[d] == 0) continue;
+            fill.push_back(
+                json{{"depth", d},
+                     {"paths", last.paths_at_depth[d]},
+                     {"shadow_rays", last.shadow_at_depth[d]},
+                     {"fraction_of_camera_paths", double(last.paths_at_depth[d]) / double(last.paths_at_depth[0])}});
+        }
+    return fill;
+}
+
+// The mode's row of the scene's table, and with --devices the split's lines under it.
+void print_mode_row(const Bench& b, const ModeRuns& r, Mode m, const json& jm) {
+    const std::vector<int>& devices = b.ropt.devices;
+    const RenderStats& last = r.last();
+    const double t = last.render_ms;
+    std::printf("  %-11s %10.2f %11.2f %10.1f %10.1f %10.1f %10.1f\n", mode_name(m), t,
+                jm["msamples_per_s"].get<double>(), jm["mrays_per_s"].get<double>(),
+                jm["extension_mrays_per_s"].get<double>(), jm["shadow_mrays_per_s"].get<double>(),
+                double(last.device_bytes) / 1048576.0);
+    if (devices.empty()) return;
+    std::printf(
+        "    %zu devices: %.2f ms, first device alone %.2f ms, scaling efficiency %.2f (t1 / (%zu x "
+        "t%zu)), batches of %llu samples\n",
+        devices.size(), t, r.t_one, jm["scaling_efficiency"].get<double>(), devices.size(), devices.size(),
+        (unsigned long long)last.split_batch);
+    for (const DeviceStat& d : last.devices)
+        std::printf("      device %d (%s): %llu batches, %llu samples, busy %.2f ms\n", d.device, d.name.c_str(),
+                    (unsigned long long)d.batches, (unsigned long long)d.samples, d.busy_ms);
+}
+
+// Times one mode on a scene and returns its entry (figures, kernel table, device split, queue fill).
+json bench_mode(Bench& b, const LoadedScene& ls, Mode m) {
+    const ModeRuns r = time_mode(b, ls, m);
+    json jm = mode_figures(b, r, m);
+    kernel_table(b, r.table(), jm);
+    if (!b.ropt.devices.empty()) device_figures(b, r, jm);
+    jm["queue_fill"] = queue_fill(r.last());
+    print_mode_row(b, r, m, jm);
+    return jm;
+}
+
+// The CPU's stages of a mode: wall clock, no registers or occupancy.
+void print_stage_table(const json& jm) {
+    std::printf("  %s stages (the median render, wall clock):\n    %-18s %8s %10s %7s\n",
+                jm["mode"].get<std::string>().c_str(), "stage", "launches", "ms", "%frame");
+    for (const json& k : jm["kernels"])
+        std::printf("    %-18s %8llu %10.3f %6.1f%%\n", k["kernel"].get<std::string>().c_str(),
+                    (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
+                    k["percent_of_frame"].get<double>());
+}
+
+// The GPU's kernels of a mode: times from the render with per-kernel events, resources, occupancy.
+void print_kernel_table(const json& jm) {
+    std::printf(
+        "  %s kernels (feature set %s; render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s "
+        "%6s "
+        "%6s %6s %5s\n",
+        jm["mode"].get<std::string>().c_str(), jm["feature_set"].get<std::string>().c_str(),
+        jm["render_ms_kernel_timing"].get<double>(), "kernel", "launches", "ms", "%frame", "regs", "spillS", "spillL",
+        "stack", "occ");
+    for (const json& k : jm["kernels"]) {
+        auto num = [&](const char* f) {
+            return k.contains(f) ? std::to_string(k[f].get<long long>()) : std::string("-");
+        };
+        char occs[16] = "-";
+        if (k.contains("theoretical_occupancy"))
+            std::snprintf(occs, sizeof occs, "%.0f%%", 100.0 * k["theoretical_occupancy"].get<double>());
+        std::printf("    %-18s %8llu %10.3f %6.1f%% %5s %6s %6s %6s %5s\n", k["kernel"].get<std::string>().c_str(),
+                    (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
+                    k["percent_of_frame"].get<double>(), num("registers").c_str(), num("spill_stores").c_str(),
+                    num("spill_loads").c_str(), num("stack_bytes").c_str(), occs);
+    }
+}
+
+// Two modes: the second's time over the first's, into the scene's entry and the report.
+void print_speedup(json& js, const std::vector<json>& mode_docs) {
+    if (mode_docs.size() != 2) return;
+    double a = mode_docs[0]["render_ms"], b = mode_docs[1]["render_ms"];
+    js["speedup_" + mode_docs[0]["mode"].get<std::string>() + "_over_" + mode_docs[1]["mode"].get<std::string>()] =
+        a > 0 ? b / a : 0.0;
+    std::printf("  %s / %s time: %.2fx\n", mode_docs[1]["mode"].get<std::string>().c_str(),
+                mode_docs[0]["mode"].get<std::string>().c_str(), a > 0 ? b / a : 0.0);
+}
+
+// The ray-cast-only pass's medians and the per-ray work counted on the host.
+struct RaycastRun {
+    uint32_t spp = 0;
+    RaycastStats rs;      // the last run's (the ray counts are the same in every run)
+    double p = 0, d = 0;  // primary and diffuse-bounce medians, ms
+    double ds = 0;        // --sort-rays: the bounces' sort, ms (0: not sorted)
+    TraversalFigures tf;  // node visits and primitive tests per ray
+};
+
+// Times the ray-cast-only pass (camera rays, then one diffuse bounce) and counts its work per ray.
+RaycastRun time_raycast(const Bench& b, const LoadedScene& ls) {
+    RenderParams rr = ls.params;
+    rr.spp = b.o.raycast_spp;
+    RaycastRun r;
+    r.spp = rr.spp;
+    std::vector<double> pm, dm, sm;
+    for (unsigned i = 0; i < b.o.warmup + b.o.repeat; ++i) {
+        r.rs = b.gpu ? raycast_gpu(ls.data, rr, b.ropt) : raycast_cpu(ls.data, rr, b.ropt);
+        if (i >= b.o.warmup) {
+            pm.push_back(r.rs.primary_ms);
+            dm.push_back(r.rs.diffuse_ms);
+            sm.push_back(r.rs.diffuse_sort_ms);
+        }
+    }
+    r.p = median(pm);
+    r.d = median(dm);
+    r.ds = median(sm);
+    // the work per ray behind the rates: node visits and primitive tests, counted on the host over up to 2^18
+    // of the pass's camera rays and their bounces (the binary tree; the GPU's speculative traversal visits
+    // a few more)
+    r.tf = count_traversal(ls.data, rr, 1u << 18, b.ropt.threads);
+    return r;
+}
+
+// The ray-cast pass's entry in the scene's document.
+json raycast_figures(const RaycastRun& r) {
+    const RaycastStats& rs = r.rs;
+    json jr{{"spp", r.spp},
+            {"primary_rays", rs.primary_rays},
+            {"primary_ms", r.p},
+            {"primary_grays_per_s", r.p > 0 ? double(rs.primary_rays) / r.p / 1e6 : 0.0},
+            {"diffuse_rays", rs.diffuse_rays},
+            {"diffuse_ms", r.d},
+            {"diffuse_grays_per_s", r.d > 0 ? double(rs.diffuse_rays) / r.d / 1e6 : 0.0}};
+    if (r.ds > 0) {  // --sort-rays: the bounces were sorted first; the rate with the sort's time counted too
+        jr["diffuse_sort_ms"] = r.ds;
+        jr["diffuse_grays_per_s_with_sort"] = double(rs.diffuse_rays) / (r.d + r.ds) / 1e6;
+    }
+    const TraversalFigures& tf = r.tf;
+    if (tf.primary_rays) {
+        jr["primary_nodes_per_ray"] = tf.primary_nodes;
+        jr["primary_prims_per_ray"] = tf.primary_prims;
+        jr["diffuse_nodes_per_ray"] = tf.diffuse_nodes;
+        jr["diffuse_prims_per_ray"] = tf.diffuse_prims;
+        jr["counted_rays"] = tf.primary_rays;
+    }
+    return jr;
+}
+
+// The ray-cast pass's lines of the report: its rates, the sort's share, the work per ray.
+void print_raycast(bool gpu, const RaycastRun& r, const json& jr) {
+    const RaycastStats& rs = r.rs;
+    if (gpu)
+        std::printf(
+            "  ray cast only (%u spp): primary %llu rays %.3f ms = %.3f Grays/s; diffuse bounce %llu rays "
+            "%.3f ms = %.3f Grays/s\n",
+            r.spp, (unsigned long long)rs.primary_rays, r.p, jr["primary_grays_per_s"].get<double>(),
+            (unsigned long long)rs.diffuse_rays, r.d, jr["diffuse_grays_per_s"].get<double>());
+    else  // CPU rates are Mrays/s: in Grays/s they print as 0.000
+        std::printf(
+            "  ray cast only (%u spp): primary %llu rays %.3f ms = %.2f Mrays/s; diffuse bounce %llu rays "
+            "%.3f ms = %.2f Mrays/s\n",
+            r.spp, (unsigned long long)rs.primary_rays, r.p, 1e3 * jr["primary_grays_per_s"].get<double>(),
+            (unsigned long long)rs.diffuse_rays, r.d, 1e3 * jr["diffuse_grays_per_s"].get<double>());
+    if (r.ds > 0)
+        std::printf("  diffuse bounces sorted first (--sort-rays): sort %.3f ms; with it %.3f %s\n", r.ds,
+                    (gpu ? 1.0 : 1e3) * jr["diffuse_grays_per_s_with_sort"].get<double>(), gpu ? "Grays/s" : "Mrays/s");
+    const TraversalFigures& tf = r.tf;
+    if (tf.primary_rays)
+        std::printf(
+            "  per ray (host count of %llu camera rays and their bounces, binary tree): primary %.1f nodes "
+            "%.1f primitives; diffuse bounce %.1f nodes %.1f primitives\n",
+            (unsigned long long)tf.primary_rays, tf.primary_nodes, tf.primary_prims, tf.diffuse_nodes,
+            tf.diffuse_prims);
+}
+
+// One scene: loaded as every command-line render loads it, each mode timed, the tables, the ray-cast pass.
+json bench_scene(Bench& b, const std::string& path) {
+    LoadedScene ls = load_render_scene(path, b.o.settings.scene, b.o.settings.load);
+    json js = scene_header(b, path, ls.params);
+    std::vector<json> mode_docs;
+    for (Mode m : b.o.modes) {
+        mode_docs.push_back(bench_mode(b, ls, m));
+        js["modes"].push_back(mode_docs.back());
+    }
+    for (const json& jm : mode_docs) {
+        if (b.gpu)
+            print_kernel_table(jm);
+        else
+            print_stage_table(jm);
+    }
+    print_speedup(js, mode_docs);
+    if (b.o.raycast) {
+        const RaycastRun r = time_raycast(b, ls);
+        js["raycast"] = raycast_figures(r);
+        print_raycast(b.gpu, r, js["raycast"]);
+    }
+    return js;
+}
+
+// Writes the document (--json) and its plot (--plot), each checked for a failed write.
+void write_outputs(const BenchOptions& o, const json& doc) {
     if (!o.json_path.empty()) {
         std::ofstream f(o.json_path);
         if (!f) throw std::runtime_error("bench: cannot write '" + o.json_path + "'");
@@ -549,6 +681,23 @@ json run_bench(const BenchOptions& o) {
         if (!f) throw std::runtime_error("bench: error writing '" + o.plot_path + "'");
         std::printf("wrote %s\n", o.plot_path.c_str());
     }
+}
+
+}  // namespace
+
+// The bench as a script of its phases: check the call, pick the backend, the document's header and the kernels'
+// resources, then each scene in turn, then the outputs.
+json run_bench(const BenchOptions& o) {
+    check_call(o);
+    Bench b(o);
+    choose_backend(b);
+    json doc = bench_header(b);
+    read_kernel_resources(b, doc);
+    print_banner(b, doc);
+    json scenes = json::array();
+    for (const std::string& path : o.scenes) scenes.push_back(bench_scene(b, path));
+    doc["scenes"] = scenes;
+    write_outputs(o, doc);
     return doc;
 }
 

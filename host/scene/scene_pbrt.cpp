@@ -772,7 +772,19 @@ private:
         }
     }
 
+    // One directive, by kind; an unknown word (or a number where a directive belongs) fails.
     void directive(Tokens& ts, const std::string& d, const Loc& l) {
+        if (transform_directive(ts, d, l) || block_directive(ts, d, l) || setting_directive(ts, d, l) ||
+            world_directive(ts, d, l))
+            return;
+        double v;
+        if (pbrt_number(d, v)) fail(l, "expected a directive, got the number '" + d + "'");
+        fail(l, "unknown directive '" + (d.size() > 40 ? d.substr(0, 40) + "..." : d) + "'");
+    }
+
+    // A transform directive (the current transform, named coordinate systems, orientation).
+    // False when d is none of them.
+    bool transform_directive(Tokens& ts, const std::string& d, const Loc& l) {
         if (d == "Translate") {
             auto v = numbers(ts, 3, d, l, false);
             mat4 m(1.0f);
@@ -840,7 +852,16 @@ private:
                 fail(l, "ActiveTransform: expected StartTime, EndTime or All, got '" + w + "'");
         } else if (d == "ReverseOrientation") {
             gs_.reverse = !gs_.reverse;
-        } else if (d == "AttributeBegin" || d == "TransformBegin") {
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    // A directive that opens or closes a block (attributes, objects, the world) or includes a file.
+    // False when d is none of them.
+    bool block_directive(Tokens& ts, const std::string& d, const Loc& l) {
+        if (d == "AttributeBegin" || d == "TransformBegin") {
             if (d == "TransformBegin") warn(l, "TransformBegin is deprecated in pbrt-v4 (read as in pbrt-v3)");
             push(d == "AttributeBegin" ? 'A' : 'T', l);
         } else if (d == "AttributeEnd" || d == "TransformEnd") {
@@ -877,7 +898,16 @@ private:
             coordsys_["world"] = mat4(1.0f);
         } else if (d == "WorldEnd") {
             warn(l, "WorldEnd is pbrt-v3 syntax: ignored");
-        } else if (d == "Camera") {
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    // A directive before the world (camera, film, sampler, ...) or one read and ignored (media, options).
+    // False when d is none of them.
+    bool setting_directive(Tokens& ts, const std::string& d, const Loc& l) {
+        if (d == "Camera") {
             need_world(l, d, false);
             camera_directive(ts, l);
         } else if (d == "Film" || d == "Sampler" || d == "Integrator" || d == "PixelFilter" || d == "Accelerator") {
@@ -906,7 +936,15 @@ private:
             std::string a = string_arg(ts, d, l);
             std::string b = !ts.end() && ts.peek().kind == PbrtToken::String ? string_arg(ts, d, l) : a;
             if (!a.empty() || !b.empty()) warn(l, "participating media not supported: MediumInterface ignored");
-        } else if (d == "Shape") {
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    // A directive of the world block: shapes, materials, textures, lights. False when d is none of them.
+    bool world_directive(Tokens& ts, const std::string& d, const Loc& l) {
+        if (d == "Shape") {
             need_world(l, d, true);
             ShapeRec r;
             r.type = string_arg(ts, d, l);
@@ -953,10 +991,9 @@ private:
             Params ps = params(ts);
             area_light(type, ps, l);
         } else {
-            double v;
-            if (pbrt_number(d, v)) fail(l, "expected a directive, got the number '" + d + "'");
-            fail(l, "unknown directive '" + (d.size() > 40 ? d.substr(0, 40) + "..." : d) + "'");
+            return false;
         }
+        return true;
     }
 
     void push(char kind, const Loc& l) {
@@ -1792,6 +1829,7 @@ private:
         o.material.push_back(0);
     }
 
+    // One shape (a Shape directive, or an object instance's): its geometry by type, then added to the scene.
     void shape(ShapeRec& r) {
         const std::string& type = r.type;
         if (!pbrt_knows("Shape", type)) fail(r.loc, "unknown shape '" + type + "'");
@@ -1806,148 +1844,186 @@ private:
                 tri(g.mesh, m, m.idx[i], m.idx[i + 1], m.idx[i + 2], vec2(0, 0), vec2(1, 0), vec2(1, 1));
             orient(g.mesh, r.reverse != mirror);
         } else if (type == "bilinearmesh") {
-            MeshIn m = mesh_in(r, 4, M);
-            bool plain = m.N.empty() && m.uv.empty() && !mat_of(r.material).textured;
-            bool flip = r.reverse != mirror;
-            for (size_t i = 0; i < m.idx.size(); i += 4) {
-                uint32_t i00 = m.idx[i], i10 = m.idx[i + 1], i01 = m.idx[i + 2], i11 = m.idx[i + 3];
-                vec3 p00 = m.P[i00], p10 = m.P[i10], p01 = m.P[i01], p11 = m.P[i11];
-                vec3 eu = p10 - p00, ev = p01 - p00;
-                float size = glm::length(eu) + glm::length(ev);
-                bool parallelogram = glm::length(p11 - (p10 + ev)) <= 1e-5f * size;
-                if (plain && parallelogram) {
-                    if (flip)
-                        g.quads.push_back({p00, ev, eu});
-                    else
-                        g.quads.push_back({p00, eu, ev});
-                    continue;
-                }
-                if (!parallelogram) warn(r.loc, "a bilinear patch that is not a parallelogram: two triangles");
-                ObjMesh part;
-                tri(part, m, i00, i10, i11, vec2(0, 0), vec2(1, 0), vec2(1, 1));
-                tri(part, m, i00, i11, i01, vec2(0, 0), vec2(1, 1), vec2(0, 1));
-                orient(part, flip);
-                for (size_t k = 0; k < 6; ++k) {
-                    g.mesh.pos.push_back(part.pos[k]);
-                    g.mesh.normal.push_back(part.normal[k]);
-                    g.mesh.uv.push_back(part.uv[k]);
-                }
-                for (size_t k = 0; k < 2; ++k) {
-                    g.mesh.has_normals.push_back(part.has_normals[k]);
-                    g.mesh.has_uv.push_back(part.has_uv[k]);
-                    g.mesh.material.push_back(0);
-                }
-            }
+            shape_bilinear(r, g, mirror);
         } else if (type == "plymesh") {
-            Param* f = get(ps, "filename", {"string"});
-            if (!f) fail(r.loc, "Shape \"plymesh\" without \"string filename\"");
-            std::string path = resolve(f->strs.at(0));
-            if (path.size() > 3 && path.substr(path.size() - 3) == ".gz")
-                fail(f->loc, "'" + path + "': compressed PLY files not supported (gunzip it and name the .ply)");
-            struct stat st;
-            if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-                fail(f->loc, "'" + path + "' is not a regular file");
-            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "plymesh under a singular or non-finite transform");
-            try {
-                g.mesh = load_ply(path, M, false);
-            } catch (const MeshError& e) { fail(f->loc, e.what()); }
-            for (const std::string& w : g.mesh.warnings) warn(f->loc, w);
-            orient(g.mesh, r.reverse);  // load_ply keeps the file's side under a mirroring transform, as pbrt
+            shape_ply(r, g, det);
         } else if (type == "loopsubdiv") {
-            // pbrt-v4's LoopSubdivide: refined in object space, pushed to the limit surface, with its normals
-            // (host/scene/loop_subdiv.h); then a triangle mesh like any other
-            const long long levels = i1(ps, "levels", 3, 0, 10);
-            const std::string scheme = s1(ps, "scheme", "loop");
-            if (scheme != "loop") warn(find(ps, "scheme")->loc, "subdivision scheme '" + scheme + "': loop");
-            Param* P = get(ps, "P", {"point3"});
-            Param* I = get(ps, "indices", {"integer"});
-            if (!P) fail(r.loc, "Shape \"loopsubdiv\" without \"point3 P\"");
-            if (!I) fail(r.loc, "Shape \"loopsubdiv\" without \"integer indices\"");
-            if (I->nums.size() % 3)
-                fail(I->loc, "'indices' of a loopsubdiv come in groups of 3, got " + std::to_string(I->nums.size()));
-            std::vector<vec3> p0;
-            for (size_t i = 0; i + 2 < P->nums.size(); i += 3)
-                p0.push_back(vec3(float(P->nums[i]), float(P->nums[i + 1]), float(P->nums[i + 2])));
-            std::vector<uint32_t> idx;
-            for (double v : I->nums) {
-                if (v < 0 || v >= double(p0.size()))
-                    fail(I->loc, "index " + std::to_string((long long)v) + " out of range (" +
-                                     std::to_string(p0.size()) + " vertices)");
-                idx.push_back(uint32_t(v));
-            }
-            if (size_t(idx.size() / 3) << (2 * levels) > (size_t(1) << 28))
-                fail(find(ps, "levels") ? find(ps, "levels")->loc : r.loc,
-                     "loopsubdiv: " + std::to_string(levels) + " levels of " + std::to_string(idx.size() / 3) +
-                         " triangles make more than 2^28 triangles");
-            LoopMesh lm;
-            try {
-                lm = loop_subdivide(p0, idx, int(levels));
-            } catch (const std::invalid_argument& e) {  // (pbrt-v4's own subdivision is undefined there)
-                warn(I->loc, std::string("loopsubdiv: ") + e.what() + ": the control mesh, not subdivided");
-                lm.p = p0;
-                lm.idx = idx;
-                lm.n.assign(p0.size(), vec3(0.0f));  // no shading normals (tri() leaves zero ones out)
-            }
-            if (!(std::isfinite(det) && det != 0.0f))
-                fail(r.loc, "loopsubdiv under a singular or non-finite transform");
-            MeshIn m;
-            const mat3 Nm = glm::transpose(glm::inverse(mat3(M)));
-            for (size_t i = 0; i < lm.p.size(); ++i) {
-                vec3 q = vec3(M * vec4(lm.p[i], 1.0f)), n = Nm * lm.n[i];
-                if (!finite3(q)) fail(P->loc, "a subdivided vertex is not finite under the transform");
-                m.P.push_back(q);
-                m.N.push_back(r.reverse ? -n : n);  // pbrt-v4's TriangleMesh flips normals under ReverseOrientation
-            }
-            m.idx = lm.idx;
-            for (size_t i = 0; i < m.idx.size(); i += 3)
-                tri(g.mesh, m, m.idx[i], m.idx[i + 1], m.idx[i + 2], vec2(0, 0), vec2(1, 0), vec2(1, 1));
-            orient(g.mesh, r.reverse != mirror);
+            shape_loopsubdiv(r, g, det, mirror);
         } else if (type == "sphere") {
-            float radius = f1(ps, "radius", 1.0f);
-            if (!(radius > 0.0f)) fail(r.loc, "sphere radius must be > 0");
-            float zmin = f1(ps, "zmin", -radius), zmax = f1(ps, "zmax", radius), phimax = f1(ps, "phimax", 360.0f);
-            if (zmin > -radius || zmax < radius || phimax < 360.0f)
-                warn(r.loc, "partial spheres (zmin, zmax, phimax) not supported: the whole sphere");
-            vec3 s(glm::length(vec3(M[0])), glm::length(vec3(M[1])), glm::length(vec3(M[2])));
-            float sc = (s.x + s.y + s.z) / 3.0f;
-            if (glm::max(s.x, glm::max(s.y, s.z)) - glm::min(s.x, glm::min(s.y, s.z)) > 1e-5f * sc)
-                warn(r.loc, "a sphere under a non-uniform scale: a sphere of the mean radius");
-            if (!(sc > 0.0f && std::isfinite(sc))) fail(r.loc, "sphere under a singular or non-finite transform");
-            vec3 center = vec3(M * vec4(0, 0, 0, 1));
-            if (!finite3(center) || !std::isfinite(radius * sc))
-                fail(r.loc, "sphere is not finite under the transform");
-            g.spheres.push_back({center, radius * sc});
-            if (r.reverse && r.area.on && !r.area.two_sided)
-                warn(r.loc, "an inward-facing sphere light not supported: it emits outward");
+            shape_sphere(r, g);
         } else if (type == "disk") {
-            float h = f1(ps, "height", 0.0f), radius = f1(ps, "radius", 1.0f), ri = f1(ps, "innerradius", 0.0f);
-            if (f1(ps, "phimax", 360.0f) < 360.0f) warn(r.loc, "partial disks (phimax) not supported: the whole disk");
-            if (!(radius > 0.0f) || ri < 0.0f || ri >= radius) fail(r.loc, "disk needs 0 <= innerradius < radius");
-            if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "disk under a singular or non-finite transform");
-            vec3 c = vec3(M * vec4(0, 0, h, 1)), ex = vec3(M[0]), ey = vec3(M[1]);
-            if (!finite3(c) || !finite3(ex * radius) || !finite3(ey * radius))
-                fail(r.loc, "disk is not finite under the transform");
-            const int N = 128;
-            float k = std::sqrt(2.0f * kPi / (N * std::sin(2.0f * kPi / N)));  // the polygon of the disk's area
-            auto P = [&](float rad, int i) {
-                float a = 2.0f * kPi * float(i % N) / N;
-                return c + rad * k * (std::cos(a) * ex + std::sin(a) * ey);
-            };
-            for (int i = 0; i < N; ++i) {
-                if (ri == 0.0f) {
-                    g.triangle(c, P(radius, i), P(radius, i + 1));
-                } else {
-                    g.triangle(P(ri, i), P(radius, i), P(radius, i + 1));
-                    g.triangle(P(ri, i), P(radius, i + 1), P(ri, i + 1));
-                }
-            }
-            orient(g.mesh, r.reverse != mirror);  // the fan faces M(x) x M(y); pbrt's disk faces M^-T (0,0,1)
+            shape_disk(r, g, det, mirror);
         } else {
             use_all(ps);
             warn(r.loc, "shape \"" + type + "\" not supported: skipped");
             return;
         }
         check_unused(ps, "Shape", type);
+        add_shape(r, g);
+    }
+
+    // A bilinear mesh: parallelograms as quads where nothing varies across them, other patches as two triangles.
+    void shape_bilinear(ShapeRec& r, Geometry& g, bool mirror) {
+        const mat4& M = r.ctm;
+        MeshIn m = mesh_in(r, 4, M);
+        bool plain = m.N.empty() && m.uv.empty() && !mat_of(r.material).textured;
+        bool flip = r.reverse != mirror;
+        for (size_t i = 0; i < m.idx.size(); i += 4) {
+            uint32_t i00 = m.idx[i], i10 = m.idx[i + 1], i01 = m.idx[i + 2], i11 = m.idx[i + 3];
+            vec3 p00 = m.P[i00], p10 = m.P[i10], p01 = m.P[i01], p11 = m.P[i11];
+            vec3 eu = p10 - p00, ev = p01 - p00;
+            float size = glm::length(eu) + glm::length(ev);
+            bool parallelogram = glm::length(p11 - (p10 + ev)) <= 1e-5f * size;
+            if (plain && parallelogram) {
+                if (flip)
+                    g.quads.push_back({p00, ev, eu});
+                else
+                    g.quads.push_back({p00, eu, ev});
+                continue;
+            }
+            if (!parallelogram) warn(r.loc, "a bilinear patch that is not a parallelogram: two triangles");
+            ObjMesh part;
+            tri(part, m, i00, i10, i11, vec2(0, 0), vec2(1, 0), vec2(1, 1));
+            tri(part, m, i00, i11, i01, vec2(0, 0), vec2(1, 1), vec2(0, 1));
+            orient(part, flip);
+            for (size_t k = 0; k < 6; ++k) {
+                g.mesh.pos.push_back(part.pos[k]);
+                g.mesh.normal.push_back(part.normal[k]);
+                g.mesh.uv.push_back(part.uv[k]);
+            }
+            for (size_t k = 0; k < 2; ++k) {
+                g.mesh.has_normals.push_back(part.has_normals[k]);
+                g.mesh.has_uv.push_back(part.has_uv[k]);
+                g.mesh.material.push_back(0);
+            }
+        }
+    }
+
+    // A PLY file's mesh under the transform (det: its determinant).
+    void shape_ply(ShapeRec& r, Geometry& g, float det) {
+        Params& ps = r.params;
+        const mat4& M = r.ctm;
+        Param* f = get(ps, "filename", {"string"});
+        if (!f) fail(r.loc, "Shape \"plymesh\" without \"string filename\"");
+        std::string path = resolve(f->strs.at(0));
+        if (path.size() > 3 && path.substr(path.size() - 3) == ".gz")
+            fail(f->loc, "'" + path + "': compressed PLY files not supported (gunzip it and name the .ply)");
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+            fail(f->loc, "'" + path + "' is not a regular file");
+        if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "plymesh under a singular or non-finite transform");
+        try {
+            g.mesh = load_ply(path, M, false);
+        } catch (const MeshError& e) { fail(f->loc, e.what()); }
+        for (const std::string& w : g.mesh.warnings) warn(f->loc, w);
+        orient(g.mesh, r.reverse);  // load_ply keeps the file's side under a mirroring transform, as pbrt
+    }
+
+    // A Loop subdivision surface, subdivided here into a triangle mesh (det: the transform's determinant; mirror:
+    // it is negative).
+    void shape_loopsubdiv(ShapeRec& r, Geometry& g, float det, bool mirror) {
+        Params& ps = r.params;
+        const mat4& M = r.ctm;
+        // pbrt-v4's LoopSubdivide: refined in object space, pushed to the limit surface, with its normals
+        // (host/scene/loop_subdiv.h); then a triangle mesh like any other
+        const long long levels = i1(ps, "levels", 3, 0, 10);
+        const std::string scheme = s1(ps, "scheme", "loop");
+        if (scheme != "loop") warn(find(ps, "scheme")->loc, "subdivision scheme '" + scheme + "': loop");
+        Param* P = get(ps, "P", {"point3"});
+        Param* I = get(ps, "indices", {"integer"});
+        if (!P) fail(r.loc, "Shape \"loopsubdiv\" without \"point3 P\"");
+        if (!I) fail(r.loc, "Shape \"loopsubdiv\" without \"integer indices\"");
+        if (I->nums.size() % 3)
+            fail(I->loc, "'indices' of a loopsubdiv come in groups of 3, got " + std::to_string(I->nums.size()));
+        std::vector<vec3> p0;
+        for (size_t i = 0; i + 2 < P->nums.size(); i += 3)
+            p0.push_back(vec3(float(P->nums[i]), float(P->nums[i + 1]), float(P->nums[i + 2])));
+        std::vector<uint32_t> idx;
+        for (double v : I->nums) {
+            if (v < 0 || v >= double(p0.size()))
+                fail(I->loc, "index " + std::to_string((long long)v) + " out of range (" + std::to_string(p0.size()) +
+                                 " vertices)");
+            idx.push_back(uint32_t(v));
+        }
+        if (size_t(idx.size() / 3) << (2 * levels) > (size_t(1) << 28))
+            fail(find(ps, "levels") ? find(ps, "levels")->loc : r.loc,
+                 "loopsubdiv: " + std::to_string(levels) + " levels of " + std::to_string(idx.size() / 3) +
+                     " triangles make more than 2^28 triangles");
+        LoopMesh lm;
+        try {
+            lm = loop_subdivide(p0, idx, int(levels));
+        } catch (const std::invalid_argument& e) {  // (pbrt-v4's own subdivision is undefined there)
+            warn(I->loc, std::string("loopsubdiv: ") + e.what() + ": the control mesh, not subdivided");
+            lm.p = p0;
+            lm.idx = idx;
+            lm.n.assign(p0.size(), vec3(0.0f));  // no shading normals (tri() leaves zero ones out)
+        }
+        if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "loopsubdiv under a singular or non-finite transform");
+        MeshIn m;
+        const mat3 Nm = glm::transpose(glm::inverse(mat3(M)));
+        for (size_t i = 0; i < lm.p.size(); ++i) {
+            vec3 q = vec3(M * vec4(lm.p[i], 1.0f)), n = Nm * lm.n[i];
+            if (!finite3(q)) fail(P->loc, "a subdivided vertex is not finite under the transform");
+            m.P.push_back(q);
+            m.N.push_back(r.reverse ? -n : n);  // pbrt-v4's TriangleMesh flips normals under ReverseOrientation
+        }
+        m.idx = lm.idx;
+        for (size_t i = 0; i < m.idx.size(); i += 3)
+            tri(g.mesh, m, m.idx[i], m.idx[i + 1], m.idx[i + 2], vec2(0, 0), vec2(1, 0), vec2(1, 1));
+        orient(g.mesh, r.reverse != mirror);
+    }
+
+    // A whole sphere of the mean radius under the transform.
+    void shape_sphere(ShapeRec& r, Geometry& g) {
+        Params& ps = r.params;
+        const mat4& M = r.ctm;
+        float radius = f1(ps, "radius", 1.0f);
+        if (!(radius > 0.0f)) fail(r.loc, "sphere radius must be > 0");
+        float zmin = f1(ps, "zmin", -radius), zmax = f1(ps, "zmax", radius), phimax = f1(ps, "phimax", 360.0f);
+        if (zmin > -radius || zmax < radius || phimax < 360.0f)
+            warn(r.loc, "partial spheres (zmin, zmax, phimax) not supported: the whole sphere");
+        vec3 s(glm::length(vec3(M[0])), glm::length(vec3(M[1])), glm::length(vec3(M[2])));
+        float sc = (s.x + s.y + s.z) / 3.0f;
+        if (glm::max(s.x, glm::max(s.y, s.z)) - glm::min(s.x, glm::min(s.y, s.z)) > 1e-5f * sc)
+            warn(r.loc, "a sphere under a non-uniform scale: a sphere of the mean radius");
+        if (!(sc > 0.0f && std::isfinite(sc))) fail(r.loc, "sphere under a singular or non-finite transform");
+        vec3 center = vec3(M * vec4(0, 0, 0, 1));
+        if (!finite3(center) || !std::isfinite(radius * sc)) fail(r.loc, "sphere is not finite under the transform");
+        g.spheres.push_back({center, radius * sc});
+        if (r.reverse && r.area.on && !r.area.two_sided)
+            warn(r.loc, "an inward-facing sphere light not supported: it emits outward");
+    }
+
+    // A disk or annulus as a fan of 128 triangles of the disk's area.
+    void shape_disk(ShapeRec& r, Geometry& g, float det, bool mirror) {
+        Params& ps = r.params;
+        const mat4& M = r.ctm;
+        float h = f1(ps, "height", 0.0f), radius = f1(ps, "radius", 1.0f), ri = f1(ps, "innerradius", 0.0f);
+        if (f1(ps, "phimax", 360.0f) < 360.0f) warn(r.loc, "partial disks (phimax) not supported: the whole disk");
+        if (!(radius > 0.0f) || ri < 0.0f || ri >= radius) fail(r.loc, "disk needs 0 <= innerradius < radius");
+        if (!(std::isfinite(det) && det != 0.0f)) fail(r.loc, "disk under a singular or non-finite transform");
+        vec3 c = vec3(M * vec4(0, 0, h, 1)), ex = vec3(M[0]), ey = vec3(M[1]);
+        if (!finite3(c) || !finite3(ex * radius) || !finite3(ey * radius))
+            fail(r.loc, "disk is not finite under the transform");
+        const int N = 128;
+        float k = std::sqrt(2.0f * kPi / (N * std::sin(2.0f * kPi / N)));  // the polygon of the disk's area
+        auto P = [&](float rad, int i) {
+            float a = 2.0f * kPi * float(i % N) / N;
+            return c + rad * k * (std::cos(a) * ex + std::sin(a) * ey);
+        };
+        for (int i = 0; i < N; ++i) {
+            if (ri == 0.0f) {
+                g.triangle(c, P(radius, i), P(radius, i + 1));
+            } else {
+                g.triangle(P(ri, i), P(radius, i), P(radius, i + 1));
+                g.triangle(P(ri, i), P(radius, i + 1), P(ri, i + 1));
+            }
+        }
+        orient(g.mesh, r.reverse != mirror);  // the fan faces M(x) x M(y); pbrt's disk faces M^-T (0,0,1)
+    }
+
+    // Adds a shape's geometry to the scene with its material and, under an area light, its emission.
+    void add_shape(ShapeRec& r, Geometry& g) {
         MatRec mr = mat_of(r.material);
         vec3 Le(0.0f);
         if (r.area.on) {

@@ -773,6 +773,7 @@ struct Loader {
         return true;
     }
 
+    // One primitive: its transform and type; lights of the environment; shapes with their material and emission.
     void primitive(const json& o, const std::string& p) {
         c.object(o, p);
         if (!o.contains("type") || !o["type"].is_string()) c.fail(at(p, "type"), "missing or not a string");
@@ -793,37 +794,10 @@ struct Loader {
         if (t == "skydome") {
             known.insert({"temperature", "gamma_scale", "turbidity", "intensity", "sample"});
             c.unknown_keys(o, p, known, t);
-            float intensity = c.num(o, "intensity", p, 2.0f);
-            if (intensity < 0.0f) c.fail(at(p, "intensity"), "must not be negative");
-            c.warn(p,
-                   "skydome (Hosek-Wilkie physical sky) not supported: approximated by a blue gradient sky times "
-                   "intensity, "
-                   "dark ground");
-            have_env = true;
-            const uint32_t w = 8, h = 32;
-            std::vector<F4> tex(w * h);
-            for (uint32_t j = 0; j < h; ++j) {
-                float y = std::cos(kPi * (j + 0.5f) / h);
-                vec3 col =
-                    y > 0.0f ? glm::mix(vec3(0.9f, 0.95f, 1.0f), vec3(0.35f, 0.5f, 0.9f), std::sqrt(y)) : vec3(0.05f);
-                col *= intensity * 0.5f;
-                for (uint32_t i = 0; i < w; ++i) tex[j * w + i] = F4{col.x, col.y, col.z, 1.0f};
-            }
-            b.set_environment(std::move(tex), w, h, 0.0f);
+            skydome(o, p);
             return;
         }
-        auto material = [&]() -> MatHandle {
-            if (!o.contains("bsdf")) {
-                c.warn(at(p, "bsdf"), "missing: Lambert 0.5");
-                return b.lambert(vec3(0.5f));
-            }
-            if (o["bsdf"].is_array()) {
-                if (t != "mesh") c.fail(at(p, "bsdf"), "a list of bsdfs is only for meshes");
-                if (o["bsdf"].empty()) c.fail(at(p, "bsdf"), "empty list");
-                return bsdf_ref(o["bsdf"][0], at(p, "bsdf") + "/0");
-            }
-            return bsdf_ref(o["bsdf"], at(p, "bsdf"));
-        };
+        auto material = [&]() { return primitive_material(o, p, t); };
         if (t == "quad") {
             c.unknown_keys(o, p, known, t);
             MatHandle m = material();
@@ -863,80 +837,124 @@ struct Loader {
             if (o.contains("cone_angle"))
                 c.warn(at(p, "cone_angle"), "spot-light cone not supported: emits into the hemisphere");
             MatHandle m = material();
-            float r = max_axis_scale(M, vec3(1, 0, 1));
-            vec3 n = vec3(M * vec4(0, 1, 0, 0));
-            if (!(r > 0.0f && std::isfinite(r)) || !(glm::length(n) > 0.0f))
-                c.fail(at(p, "transform"), "disk has zero area");
-            n = glm::normalize(n);
-            vec3 tu = vec3(M[0]) - n * glm::dot(n, vec3(M[0]));
-            tu = glm::length(tu) > 1e-6f * r ? glm::normalize(tu) : any_ortho(n);
-            vec3 tv = glm::cross(n, tu);  // (tu, tv, n) right-handed: fan triangles face +n
-            const int N = 128;
-            // polygon radius chosen so that its area is the disk's
-            float rp = r * std::sqrt(2.0f * kPi / (N * std::sin(2.0f * kPi / N)));
-            vec3 Le = emission(o, p, kPi * r * r);
-            vec3 ctr = vec3(M[3]);
-            for (int i = 0; i < N; ++i) {
-                float a0 = 2.0f * kPi * i / N, a1 = 2.0f * kPi * (i + 1) / N;
-                vec3 p0 = ctr + rp * (std::cos(a0) * tu + std::sin(a0) * tv);
-                vec3 p1 = ctr + rp * (std::cos(a1) * tu + std::sin(a1) * tv);
-                b.triangle(ctr, p0, p1, m, Le);
-            }
+            disk_fan(o, p, M, m);
             return;
         }
         if (t == "mesh") {
             known.insert({"file", "smooth", "backface_culling", "recompute_normals"});
             c.unknown_keys(o, p, known, t);
-            if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
-                c.fail(at(p, "file"), "missing or not a file name");
-            std::string file = resolve(o["file"].get<std::string>());
-            bool smooth = c.flag(o, "smooth", p, false);
-            bool recompute = c.flag(o, "recompute_normals", p, false);
-            if (c.flag(o, "backface_culling", p, false))
-                c.warn(at(p, "backface_culling"), "backface culling not supported: ignored");
-            float det = glm::determinant(mat3(M));
-            if (!(std::isfinite(det) && det != 0.0f)) c.fail(at(p, "transform"), "singular (zero volume)");
-            std::vector<MatHandle> mats;
-            if (o.contains("bsdf") && o["bsdf"].is_array()) {
-                if (o["bsdf"].empty()) c.fail(at(p, "bsdf"), "empty list");
-                for (size_t i = 0; i < o["bsdf"].size(); ++i)
-                    mats.push_back(bsdf_ref(o["bsdf"][i], at(at(p, "bsdf"), i)));
-            } else {
-                mats.push_back(material());
-            }
-            ObjMesh mesh;
-            try {
-                if (ends_with(file, ".wo3")) {
-                    Wo3 raw = read_wo3(file);
-                    if (smooth && recompute) recompute_smooth_normals(raw);
-                    mesh = wo3_soup(raw, M, smooth, file);
-                } else if (ends_with(file, ".obj")) {
-                    // Tungsten computes smooth normals for OBJ faces without them; flat shading unless "smooth"
-                    mesh = load_obj(file, M, smooth);
-                    if (!smooth)
-                        std::fill(mesh.has_normals.begin(), mesh.has_normals.end(), 0);
-                    else if (recompute)
-                        c.warn(at(p, "recompute_normals"), "for OBJ files, the file's normals are kept where present");
-                    for (size_t i = 0; i < mesh.triangles(); ++i)  // Tungsten's material index: one per bsdf in order
-                        mesh.material[i] = 0;
-                    if (mats.size() > 1)
-                        c.warn(at(p, "bsdf"), "per-face bsdf lists for OBJ meshes not supported: the first bsdf");
-                } else {
-                    c.fail(at(p, "file"), "unsupported mesh format (.wo3, .obj)");
-                }
-            } catch (const MeshError& e) { c.fail(at(p, "file"), e.what()); }
-            for (const std::string& w : mesh.warnings) ls.warnings.push_back(c.file + ": " + at(p, "file") + ": " + w);
-            float area = 0.0f;
-            for (size_t i = 0; i < mesh.triangles(); ++i)
-                area += 0.5f * glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i],
-                                                      mesh.pos[3 * i + 2] - mesh.pos[3 * i]));
-            vec3 Le = emission(o, p, area);
-            std::vector<MeshMaterial> mm;  // add_mesh clamps the material index, as Tungsten does
-            for (MatHandle h : mats) mm.push_back({h, Le});
-            add_mesh(b, mesh, mm);
+            mesh_primitive(o, p, M);
             return;
         }
         c.warn(at(p, "type"), "primitive type '" + t + "' not supported: skipped");
+    }
+
+    // Tungsten's physical sky, approximated: a blue gradient above the horizon, a dark ground.
+    void skydome(const json& o, const std::string& p) {
+        float intensity = c.num(o, "intensity", p, 2.0f);
+        if (intensity < 0.0f) c.fail(at(p, "intensity"), "must not be negative");
+        c.warn(p,
+               "skydome (Hosek-Wilkie physical sky) not supported: approximated by a blue gradient sky times "
+               "intensity, "
+               "dark ground");
+        have_env = true;
+        const uint32_t w = 8, h = 32;
+        std::vector<F4> tex(w * h);
+        for (uint32_t j = 0; j < h; ++j) {
+            float y = std::cos(kPi * (j + 0.5f) / h);
+            vec3 col =
+                y > 0.0f ? glm::mix(vec3(0.9f, 0.95f, 1.0f), vec3(0.35f, 0.5f, 0.9f), std::sqrt(y)) : vec3(0.05f);
+            col *= intensity * 0.5f;
+            for (uint32_t i = 0; i < w; ++i) tex[j * w + i] = F4{col.x, col.y, col.z, 1.0f};
+        }
+        b.set_environment(std::move(tex), w, h, 0.0f);
+    }
+
+    // A primitive's material: its bsdf (the first of a mesh's list), Lambert 0.5 when it has none.
+    MatHandle primitive_material(const json& o, const std::string& p, const std::string& t) {
+        if (!o.contains("bsdf")) {
+            c.warn(at(p, "bsdf"), "missing: Lambert 0.5");
+            return b.lambert(vec3(0.5f));
+        }
+        if (o["bsdf"].is_array()) {
+            if (t != "mesh") c.fail(at(p, "bsdf"), "a list of bsdfs is only for meshes");
+            if (o["bsdf"].empty()) c.fail(at(p, "bsdf"), "empty list");
+            return bsdf_ref(o["bsdf"][0], at(p, "bsdf") + "/0");
+        }
+        return bsdf_ref(o["bsdf"], at(p, "bsdf"));
+    }
+
+    // A disk (a spot light's shape) as a fan of 128 triangles of the disk's area.
+    void disk_fan(const json& o, const std::string& p, const mat4& M, MatHandle m) {
+        float r = max_axis_scale(M, vec3(1, 0, 1));
+        vec3 n = vec3(M * vec4(0, 1, 0, 0));
+        if (!(r > 0.0f && std::isfinite(r)) || !(glm::length(n) > 0.0f))
+            c.fail(at(p, "transform"), "disk has zero area");
+        n = glm::normalize(n);
+        vec3 tu = vec3(M[0]) - n * glm::dot(n, vec3(M[0]));
+        tu = glm::length(tu) > 1e-6f * r ? glm::normalize(tu) : any_ortho(n);
+        vec3 tv = glm::cross(n, tu);  // (tu, tv, n) right-handed: fan triangles face +n
+        const int N = 128;
+        // polygon radius chosen so that its area is the disk's
+        float rp = r * std::sqrt(2.0f * kPi / (N * std::sin(2.0f * kPi / N)));
+        vec3 Le = emission(o, p, kPi * r * r);
+        vec3 ctr = vec3(M[3]);
+        for (int i = 0; i < N; ++i) {
+            float a0 = 2.0f * kPi * i / N, a1 = 2.0f * kPi * (i + 1) / N;
+            vec3 p0 = ctr + rp * (std::cos(a0) * tu + std::sin(a0) * tv);
+            vec3 p1 = ctr + rp * (std::cos(a1) * tu + std::sin(a1) * tv);
+            b.triangle(ctr, p0, p1, m, Le);
+        }
+    }
+
+    // A mesh from a .wo3 or .obj file, with its list of bsdfs (one per material index) and its emission.
+    void mesh_primitive(const json& o, const std::string& p, const mat4& M) {
+        if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
+            c.fail(at(p, "file"), "missing or not a file name");
+        std::string file = resolve(o["file"].get<std::string>());
+        bool smooth = c.flag(o, "smooth", p, false);
+        bool recompute = c.flag(o, "recompute_normals", p, false);
+        if (c.flag(o, "backface_culling", p, false))
+            c.warn(at(p, "backface_culling"), "backface culling not supported: ignored");
+        float det = glm::determinant(mat3(M));
+        if (!(std::isfinite(det) && det != 0.0f)) c.fail(at(p, "transform"), "singular (zero volume)");
+        std::vector<MatHandle> mats;
+        if (o.contains("bsdf") && o["bsdf"].is_array()) {
+            if (o["bsdf"].empty()) c.fail(at(p, "bsdf"), "empty list");
+            for (size_t i = 0; i < o["bsdf"].size(); ++i) mats.push_back(bsdf_ref(o["bsdf"][i], at(at(p, "bsdf"), i)));
+        } else {
+            mats.push_back(primitive_material(o, p, "mesh"));
+        }
+        ObjMesh mesh;
+        try {
+            if (ends_with(file, ".wo3")) {
+                Wo3 raw = read_wo3(file);
+                if (smooth && recompute) recompute_smooth_normals(raw);
+                mesh = wo3_soup(raw, M, smooth, file);
+            } else if (ends_with(file, ".obj")) {
+                // Tungsten computes smooth normals for OBJ faces without them; flat shading unless "smooth"
+                mesh = load_obj(file, M, smooth);
+                if (!smooth)
+                    std::fill(mesh.has_normals.begin(), mesh.has_normals.end(), 0);
+                else if (recompute)
+                    c.warn(at(p, "recompute_normals"), "for OBJ files, the file's normals are kept where present");
+                for (size_t i = 0; i < mesh.triangles(); ++i)  // Tungsten's material index: one per bsdf in order
+                    mesh.material[i] = 0;
+                if (mats.size() > 1)
+                    c.warn(at(p, "bsdf"), "per-face bsdf lists for OBJ meshes not supported: the first bsdf");
+            } else {
+                c.fail(at(p, "file"), "unsupported mesh format (.wo3, .obj)");
+            }
+        } catch (const MeshError& e) { c.fail(at(p, "file"), e.what()); }
+        for (const std::string& w : mesh.warnings) ls.warnings.push_back(c.file + ": " + at(p, "file") + ": " + w);
+        float area = 0.0f;
+        for (size_t i = 0; i < mesh.triangles(); ++i)
+            area += 0.5f * glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i],
+                                                  mesh.pos[3 * i + 2] - mesh.pos[3 * i]));
+        vec3 Le = emission(o, p, area);
+        std::vector<MeshMaterial> mm;  // add_mesh clamps the material index, as Tungsten does
+        for (MatHandle h : mats) mm.push_back({h, Le});
+        add_mesh(b, mesh, mm);
     }
 
     void camera(const json& cam, RenderParams& rp) {
