@@ -778,4 +778,97 @@ std::string bench_plot_svg(const json& doc) {
     return o.str();
 }
 
+namespace {
+
+// The bench call's schedules and switches into its options; a usage error (exit 2) for an unknown schedule.
+int read_bench_modes(BenchCall& c) {
+    c.bo.raycast = !c.no_raycast;
+    c.bo.settings.options.kernel_timing = !c.no_kernel_timing;
+    c.bo.settings.options.queue_stats = !c.no_queue_stats;
+    c.bo.modes.clear();
+    std::stringstream ms(c.modes);
+    for (std::string m; std::getline(ms, m, ',');) {
+        if (m == "wavefront")
+            c.bo.modes.push_back(Mode::Wavefront);
+        else if (m == "megakernel")
+            c.bo.modes.push_back(Mode::Megakernel);
+        else {
+            std::fprintf(stderr, "error: --modes: unknown schedule '%s' (wavefront, megakernel)\n", m.c_str());
+            return kExitUsage;
+        }
+    }
+    if (c.bo.modes.empty()) {
+        std::fprintf(stderr, "error: --modes: no schedule given\n");
+        return kExitUsage;
+    }
+    return kExitOk;
+}
+
+// The outputs before any work, and the scenes: the ones given, else the benchmark set (exit 1 when none is found).
+int check_bench_outputs_and_scenes(BenchCall& c) {
+    // the outputs before any work
+    int bad = 0;
+    for (const auto& [path, ext, what] :
+         {std::make_tuple(c.bo.json_path, ".json", "--json"), std::make_tuple(c.bo.plot_path, ".svg", "--plot")})
+        if (!path.empty())
+            if (std::string why = output_problem(path, {ext}, what); !why.empty()) {
+                std::fprintf(stderr, "error: %s\n", why.c_str());
+                ++bad;
+            }
+    if (bad) return kExitUsage;
+    if (c.bo.scenes.empty()) {
+        std::string dir = find_bench_scenes();
+        if (dir.empty()) {
+            std::fprintf(stderr, "error: no scenes given and no benchmark set found (%s)\n",
+                         bench_scene_places().c_str());
+            return kExitInput;
+        }
+        std::string missing;
+        c.bo.scenes = default_bench_scenes(dir, missing);
+        if (!missing.empty())
+            std::fprintf(stderr,
+                         "warning: the benchmark set's published pbrt-v4 scenes are not in %s (CMake extracts them "
+                         "from tests/parity/published.tar.xz): benchmarking the native scenes alone\n",
+                         missing.c_str());
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+// `wavepath bench` from its command line: the call checked (schedules, outputs, scenes, GPUs), the options that do
+// nothing here said, then run_bench; its errors as exit codes.
+int run_bench_command(BenchCall& c) {
+    if (int rc = read_bench_modes(c)) return rc;
+    if (int rc = check_bench_outputs_and_scenes(c)) return rc;
+    if (std::string why = devices_problem(c.bo.settings); !why.empty()) {
+        std::fprintf(stderr, "error: %s\n", why.c_str());
+        return kExitUsage;
+    }
+    std::string dev;
+    const bool cpu = c.bo.settings.backend == "cpu" || (c.bo.settings.backend == "auto" && !gpu_available(&dev));
+    {  // the options that do nothing in this backend and these schedules, counted and said
+        OptionUse use;
+        use.gpu = !cpu;
+        use.wavefront = std::find(c.bo.modes.begin(), c.bo.modes.end(), Mode::Wavefront) != c.bo.modes.end();
+        use.megakernel = std::find(c.bo.modes.begin(), c.bo.modes.end(), Mode::Megakernel) != c.bo.modes.end();
+        use.raycast = c.bo.raycast;
+        use.bvh_width = c.bo.settings.load.build.width;
+        use.wavefront_hint = "--modes wavefront";
+        std::string what = std::string("this bench (") + (cpu ? "cpu" : "gpu") + ", --modes " + c.modes +
+                           (c.bo.raycast ? "" : ", --no-raycast") + ")";
+        std::fputs(ignored_options_text(ignored_options(c.given, use), what).c_str(), stderr);
+    }
+    try {
+        run_bench(c.bo);
+    } catch (const SceneError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitInput;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitRender;
+    }
+    return kExitOk;
+}
+
 }  // namespace wp

@@ -61,4 +61,14 @@ nlohmann::json run_bench(const BenchOptions& o);
 // Stacked per-kernel time per mode and scene as an SVG document (one panel per scene, one bar per mode).
 std::string bench_plot_svg(const nlohmann::json& bench);
 
+// `wavepath bench` as the command line gives it: the options, the schedules' list, the switches that turn parts off,
+// and the render options given (for those that do nothing in this bench: ignored_options).
+struct BenchCall {
+    BenchOptions bo;
+    std::string modes = "wavefront,megakernel";
+    bool no_raycast = false, no_queue_stats = false, no_kernel_timing = false;
+    std::vector<std::string> given;
+};
+int run_bench_command(BenchCall& c);
+
 }  // namespace wp

@@ -149,4 +149,13 @@ inline uint64_t render_host_bytes(Backend be, const RenderParams& rp, const Rend
     return (film + image + aovs) * images + queues;
 }
 
+// --devices against the backend and the GPUs visible (into options.devices): "" when good or not given, else the
+// problem (a usage error).
+inline std::string devices_problem(RenderSettings& rs) {
+    if (!rs.devices_given) return "";
+    if (rs.backend == "cpu")
+        return "--devices picks CUDA GPUs: not with --backend cpu (--threads sets the CPU's threads)";
+    return parse_devices(rs.devices, gpu_device_count(), rs.options.devices);
+}
+
 }  // namespace wp
