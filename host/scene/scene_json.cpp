@@ -409,8 +409,28 @@ void read_render_block(const Ctx& c, const json& render, RenderParams& rp) {
     }
 }
 
-LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
-    Ctx c{path};
+// What the phases of load_native_json share: the scene file (named by errors and warnings) and its folder, the
+// builder, the scene being loaded (its settings and warnings), the textures loaded so far and the named materials.
+struct NativeScene {
+    Ctx c;
+    std::string path;
+    std::string dir;  // the scene file's folder ("" or ending in '/'): relative file names are under it
+    SceneBuilder b;
+    LoadedScene ls;
+    std::map<std::pair<std::string, bool>, uint32_t> tex_cache;  // (file, sRGB) -> texture id
+    std::map<std::string, MatHandle> mats;                       // /materials by name
+    std::set<std::string> used_mats;                             // the names an object gives
+    explicit NativeScene(const std::string& file) : c{file}, path(file) {
+        size_t slash = file.find_last_of('/');
+        dir = slash == std::string::npos ? std::string() : file.substr(0, slash + 1);
+    }
+};
+
+// A file name of the scene as a path: itself when absolute, else under `dir`.
+std::string resolve(const std::string& dir, const std::string& f) { return !f.empty() && f[0] == '/' ? f : dir + f; }
+
+// The scene file read and parsed: a syntax error named by its line and column, a duplicate key by its JSON pointer.
+json read_json_file(const std::string& path) {
     refuse_folder(path);
     std::ifstream f(path, std::ios::binary);
     if (!f) throw SceneError(path + ": cannot open scene file");
@@ -419,12 +439,18 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
     json root;
     JsonProblem problem;
     if (!parse_json_text(text, root, problem)) throw SceneError(problem.message(path));
-    if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict, opt.build);
+    return root;
+}
+
+// The top-level keys: only those of the format (a misspelt one named, with the nearest).
+void check_top_keys(const Ctx& c, const json& root) {
     c.keys(root, "", {"render", "camera", "materials", "objects", "lights", "background", "environment"});
-    LoadedScene ls;
-    RenderParams& rp = ls.params;
-    read_render_block(c, root.value("render", json::object()), rp);
-    SceneBuilder b;
+}
+
+// The camera (/camera): position, target, up, field of view and thin lens; the aspect from the render block.
+void read_camera(NativeScene& s, const json& root) {
+    const Ctx& c = s.c;
+    const RenderParams& rp = s.ls.params;
     if (!root.contains("camera")) c.fail("/camera", "missing");
     const json& cam = root["camera"];
     c.keys(cam, "/camera", {"position", "target", "up", "fov", "aperture_radius", "focus_distance"});
@@ -433,56 +459,141 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
     if (glm::length(glm::cross(tgt - pos, up)) <= 0.0f) c.fail("/camera", "position, target and up are degenerate");
     float fov = c.num(cam, "fov", "/camera", 40.0f);
     if (!(fov > 0.0f && fov < 180.0f)) c.fail("/camera/fov", "must be in (0, 180) degrees");
-    b.set_camera(make_camera(pos, tgt, up, fov, float(rp.width) / float(rp.height),
-                             c.num(cam, "aperture_radius", "/camera", 0.0f),
-                             c.num(cam, "focus_distance", "/camera", glm::length(tgt - pos))));
-    b.set_background(c.v3(root, "background", "", vec3(0.0f)));
+    s.b.set_camera(make_camera(pos, tgt, up, fov, float(rp.width) / float(rp.height),
+                               c.num(cam, "aperture_radius", "/camera", 0.0f),
+                               c.num(cam, "focus_distance", "/camera", glm::length(tgt - pos))));
     if (cam.contains("focus_distance") && !(c.num(cam, "aperture_radius", "/camera", 0.0f) > 0.0f))
-        ls.warnings.push_back(path + ": /camera/focus_distance: no effect without an aperture_radius > 0 (a pinhole)");
+        s.ls.warnings.push_back(s.path +
+                                ": /camera/focus_distance: no effect without an aperture_radius > 0 (a pinhole)");
+}
 
-    size_t slash0 = path.find_last_of('/');
-    const std::string base_dir = slash0 == std::string::npos ? std::string() : path.substr(0, slash0 + 1);
-    auto resolve = [](const std::string& dir, const std::string& f) { return !f.empty() && f[0] == '/' ? f : dir + f; };
-    std::map<std::pair<std::string, bool>, uint32_t> tex_cache;
-    // texture file -> id; `where` is the JSON pointer blamed for a bad file
-    auto texture = [&](const std::string& file, bool srgb, const std::string& where) -> uint32_t {
-        auto key = std::make_pair(file, srgb);
-        auto it = tex_cache.find(key);
-        if (it != tex_cache.end()) return it->second;
-        c.regular_file(file, where);
-        LoadedImage im;
-        try {
-            im = load_image(file, srgb);
-        } catch (const ImageError& e) { c.fail(where, e.what()); }
-        uint32_t id = b.texture(std::move(im.texels), im.width, im.height);
-        tex_cache[key] = id;
-        return id;
-    };
-    auto opt_texture = [&](const json& m, const char* k, const std::string& p, bool srgb) -> uint32_t {
-        if (!m.contains(k)) return kNoTexture;
-        if (!m[k].is_string() || m[k].get<std::string>().empty()) c.fail(p + "/" + k, "expected a file name");
-        return texture(resolve(base_dir, m[k].get<std::string>()), srgb, p + "/" + k);
-    };
-    if (root.contains("environment")) {
-        const json& e = root["environment"];
-        if (!e.is_object()) c.fail("/environment", "expected an object {\"file\", \"scale\", \"rotation\"}");
-        c.keys(e, "/environment", {"file", "scale", "rotation"});
-        if (root.contains("background"))
-            c.fail("/background", "give either a constant background or an environment map");
-        if (!e.contains("file") || !e["file"].is_string()) c.fail("/environment/file", "missing or not a file name");
-        std::string f = resolve(base_dir, e["file"].get<std::string>());
-        c.regular_file(f, "/environment/file");
-        LoadedImage im;
-        try {
-            im = load_image(f, false);
-        } catch (const ImageError& err) { c.fail("/environment/file", err.what()); }
-        vec3 sc = c.v3(e, "scale", "/environment", vec3(1.0f));
-        if (glm::min(sc.x, glm::min(sc.y, sc.z)) < 0.0f) c.fail("/environment/scale", "must not be negative");
-        for (F4& t : im.texels) t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
-        b.set_environment(std::move(im.texels), im.width, im.height, c.num(e, "rotation", "/environment", 0.0f));
+// The constant background (/background): black when not given.
+void read_background(NativeScene& s, const json& root) {
+    s.b.set_background(s.c.v3(root, "background", "", vec3(0.0f)));
+}
+
+// A texture file's id, each file loaded once per color space; `where` is the JSON pointer blamed for a bad file.
+uint32_t texture(NativeScene& s, const std::string& file, bool srgb, const std::string& where) {
+    auto key = std::make_pair(file, srgb);
+    auto it = s.tex_cache.find(key);
+    if (it != s.tex_cache.end()) return it->second;
+    s.c.regular_file(file, where);
+    LoadedImage im;
+    try {
+        im = load_image(file, srgb);
+    } catch (const ImageError& e) { s.c.fail(where, e.what()); }
+    uint32_t id = s.b.texture(std::move(im.texels), im.width, im.height);
+    s.tex_cache[key] = id;
+    return id;
+}
+
+// A material's texture m[k] (a file name, relative to the scene's folder), or kNoTexture when not given.
+uint32_t opt_texture(NativeScene& s, const json& m, const char* k, const std::string& p, bool srgb) {
+    if (!m.contains(k)) return kNoTexture;
+    if (!m[k].is_string() || m[k].get<std::string>().empty()) s.c.fail(p + "/" + k, "expected a file name");
+    return texture(s, resolve(s.dir, m[k].get<std::string>()), srgb, p + "/" + k);
+}
+
+// The environment map (/environment): an image around the scene, scaled and rotated; not with a /background.
+void read_environment(NativeScene& s, const json& root) {
+    if (!root.contains("environment")) return;
+    const Ctx& c = s.c;
+    const json& e = root["environment"];
+    if (!e.is_object()) c.fail("/environment", "expected an object {\"file\", \"scale\", \"rotation\"}");
+    c.keys(e, "/environment", {"file", "scale", "rotation"});
+    if (root.contains("background")) c.fail("/background", "give either a constant background or an environment map");
+    if (!e.contains("file") || !e["file"].is_string()) c.fail("/environment/file", "missing or not a file name");
+    std::string f = resolve(s.dir, e["file"].get<std::string>());
+    c.regular_file(f, "/environment/file");
+    LoadedImage im;
+    try {
+        im = load_image(f, false);
+    } catch (const ImageError& err) { c.fail("/environment/file", err.what()); }
+    vec3 sc = c.v3(e, "scale", "/environment", vec3(1.0f));
+    if (glm::min(sc.x, glm::min(sc.y, sc.z)) < 0.0f) c.fail("/environment/scale", "must not be negative");
+    for (F4& t : im.texels) t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+    s.b.set_environment(std::move(im.texels), im.width, im.height, c.num(e, "rotation", "/environment", 0.0f));
+}
+
+// A conductor material (at pointer p): a Schlick color, or a complex IOR (a preset, or eta and k).
+MatHandle read_conductor(NativeScene& s, const json& m, const std::string& p) {
+    const Ctx& c = s.c;
+    c.keys(m, p, {"type", "color", "roughness", "preset", "eta", "k"});
+    float r = c.num(m, "roughness", p, 0.0f);
+    if (!(r >= 0.0f && r <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
+    if (!(m.contains("preset") || m.contains("eta") || m.contains("k")))
+        return s.b.conductor(glm::clamp(c.v3(m, "color", p, vec3(0.9f)), 0.0f, 1.0f), r * r);
+    if (m.contains("color"))
+        c.fail(p + "/color", "give either a color (Schlick) or a complex IOR (preset, or eta and k)");
+    vec3 eta, k;
+    if (m.contains("preset")) {
+        if (m.contains("eta") || m.contains("k")) c.fail(p + "/preset", "give either a preset or eta and k");
+        if (!m["preset"].is_string() || !conductor_preset(m["preset"].get<std::string>(), eta, k))
+            c.fail(p + "/preset", "unknown conductor preset (Cu, Au, Ag, Al)");
+    } else {
+        if (!m.contains("eta") || !m.contains("k"))
+            c.fail(p + (m.contains("eta") ? "/k" : "/eta"), "missing (eta and k go together)");
+        eta = c.v3(m, "eta", p, vec3(1.0f));
+        k = c.v3(m, "k", p, vec3(0.0f));
+        if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f) c.fail(p + "/eta", "must be > 0");
+        if (glm::min(k.x, glm::min(k.y, k.z)) < 0.0f) c.fail(p + "/k", "must not be negative");
     }
-    std::map<std::string, MatHandle> mats;
-    std::set<std::string> used_mats;
+    return s.b.conductor_complex(eta, k, r * r);
+}
+
+// A principled material (at pointer p): base color, metallic and roughness, normal map and emission, each with
+// its optional texture.
+MatHandle read_principled(NativeScene& s, const json& m, const std::string& p) {
+    const Ctx& c = s.c;
+    c.keys(m, p,
+           {"type", "base_color", "metallic", "roughness", "base_color_texture", "metallic_roughness_texture",
+            "normal_texture", "normal_scale", "emissive", "emissive_texture"});
+    PrincipledData d{};
+    d.base_color =
+        glm::clamp(c.v3(m, "base_color", p, vec3(m.contains("base_color_texture") ? 1.0f : 0.8f)), 0.0f, 1.0f);
+    d.metallic = c.num(m, "metallic", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.0f);
+    d.roughness = c.num(m, "roughness", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.5f);
+    if (!(d.metallic >= 0.0f && d.metallic <= 1.0f)) c.fail(p + "/metallic", "must be in [0, 1]");
+    if (!(d.roughness >= 0.0f && d.roughness <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
+    d.base_tex = opt_texture(s, m, "base_color_texture", p, true);
+    d.mr_tex = opt_texture(s, m, "metallic_roughness_texture", p, false);
+    d.normal_tex = opt_texture(s, m, "normal_texture", p, false);
+    d.normal_scale = c.num(m, "normal_scale", p, 1.0f);
+    if (m.contains("normal_scale") && d.normal_tex == kNoTexture)
+        s.ls.warnings.push_back(s.path + ": " + p + "/normal_scale: no effect without a normal_texture");
+    d.emissive = c.v3(m, "emissive", p, vec3(m.contains("emissive_texture") ? 1.0f : 0.0f));
+    if (glm::min(d.emissive.x, glm::min(d.emissive.y, d.emissive.z)) < 0.0f)
+        c.fail(p + "/emissive", "must not be negative");
+    d.emissive_tex = opt_texture(s, m, "emissive_texture", p, true);
+    return s.b.principled(d);
+}
+
+// One material of /materials (at pointer p, its type checked) by its type.
+MatHandle read_material(NativeScene& s, const json& m, const std::string& p) {
+    const Ctx& c = s.c;
+    std::string t = m["type"];
+    if (t == "lambert") {
+        c.keys(m, p, {"type", "albedo", "albedo_texture"});
+        return s.b.lambert(
+            glm::clamp(c.v3(m, "albedo", p, vec3(m.contains("albedo_texture") ? 1.0f : 0.5f)), 0.0f, 1.0f),
+            opt_texture(s, m, "albedo_texture", p, true));
+    }
+    if (t == "conductor") return read_conductor(s, m, p);
+    if (t == "dielectric") {
+        c.keys(m, p, {"type", "ior", "roughness"});
+        float r = c.num(m, "roughness", p, 0.0f);
+        if (!(r >= 0.0f && r <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
+        float ior = c.num(m, "ior", p, 1.5f);
+        if (!(ior > 1.0f)) c.fail(p + "/ior", "must be > 1");
+        return s.b.dielectric(ior, r * r);
+    }
+    if (t == "principled") return read_principled(s, m, p);
+    c.fail(p + "/type", "unknown material type '" + t + "' (lambert, conductor, dielectric, principled)");
+}
+
+// The named materials (/materials), in the order of their names; "from_file" is reserved.
+void read_materials(NativeScene& s, const json& root) {
+    const Ctx& c = s.c;
     json jm = root.value("materials", json::object());
     if (!jm.is_object()) c.fail("/materials", "expected an object of named materials");
     for (auto it = jm.begin(); it != jm.end(); ++it) {
@@ -491,238 +602,229 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
         const json& m = it.value();
         if (!m.is_object() || !m.contains("type") || !m["type"].is_string())
             c.fail(p + "/type", "missing or not a string");
-        std::string t = m["type"];
-        if (t == "lambert") {
-            c.keys(m, p, {"type", "albedo", "albedo_texture"});
-            mats[it.key()] = b.lambert(
-                glm::clamp(c.v3(m, "albedo", p, vec3(m.contains("albedo_texture") ? 1.0f : 0.5f)), 0.0f, 1.0f),
-                opt_texture(m, "albedo_texture", p, true));
-        } else if (t == "conductor") {
-            c.keys(m, p, {"type", "color", "roughness", "preset", "eta", "k"});
-            float r = c.num(m, "roughness", p, 0.0f);
-            if (!(r >= 0.0f && r <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
-            if (m.contains("preset") || m.contains("eta") || m.contains("k")) {
-                if (m.contains("color"))
-                    c.fail(p + "/color", "give either a color (Schlick) or a complex IOR (preset, or eta and k)");
-                vec3 eta, k;
-                if (m.contains("preset")) {
-                    if (m.contains("eta") || m.contains("k"))
-                        c.fail(p + "/preset", "give either a preset or eta and k");
-                    if (!m["preset"].is_string() || !conductor_preset(m["preset"].get<std::string>(), eta, k))
-                        c.fail(p + "/preset", "unknown conductor preset (Cu, Au, Ag, Al)");
-                } else {
-                    if (!m.contains("eta") || !m.contains("k"))
-                        c.fail(p + (m.contains("eta") ? "/k" : "/eta"), "missing (eta and k go together)");
-                    eta = c.v3(m, "eta", p, vec3(1.0f));
-                    k = c.v3(m, "k", p, vec3(0.0f));
-                    if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f) c.fail(p + "/eta", "must be > 0");
-                    if (glm::min(k.x, glm::min(k.y, k.z)) < 0.0f) c.fail(p + "/k", "must not be negative");
-                }
-                mats[it.key()] = b.conductor_complex(eta, k, r * r);
-            } else {
-                mats[it.key()] = b.conductor(glm::clamp(c.v3(m, "color", p, vec3(0.9f)), 0.0f, 1.0f), r * r);
-            }
-        } else if (t == "dielectric") {
-            c.keys(m, p, {"type", "ior", "roughness"});
-            float r = c.num(m, "roughness", p, 0.0f);
-            if (!(r >= 0.0f && r <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
-            float ior = c.num(m, "ior", p, 1.5f);
-            if (!(ior > 1.0f)) c.fail(p + "/ior", "must be > 1");
-            mats[it.key()] = b.dielectric(ior, r * r);
-        } else if (t == "principled") {
-            c.keys(m, p,
-                   {"type", "base_color", "metallic", "roughness", "base_color_texture", "metallic_roughness_texture",
-                    "normal_texture", "normal_scale", "emissive", "emissive_texture"});
-            PrincipledData d{};
-            d.base_color =
-                glm::clamp(c.v3(m, "base_color", p, vec3(m.contains("base_color_texture") ? 1.0f : 0.8f)), 0.0f, 1.0f);
-            d.metallic = c.num(m, "metallic", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.0f);
-            d.roughness = c.num(m, "roughness", p, m.contains("metallic_roughness_texture") ? 1.0f : 0.5f);
-            if (!(d.metallic >= 0.0f && d.metallic <= 1.0f)) c.fail(p + "/metallic", "must be in [0, 1]");
-            if (!(d.roughness >= 0.0f && d.roughness <= 1.0f)) c.fail(p + "/roughness", "must be in [0, 1]");
-            d.base_tex = opt_texture(m, "base_color_texture", p, true);
-            d.mr_tex = opt_texture(m, "metallic_roughness_texture", p, false);
-            d.normal_tex = opt_texture(m, "normal_texture", p, false);
-            d.normal_scale = c.num(m, "normal_scale", p, 1.0f);
-            if (m.contains("normal_scale") && d.normal_tex == kNoTexture)
-                ls.warnings.push_back(path + ": " + p + "/normal_scale: no effect without a normal_texture");
-            d.emissive = c.v3(m, "emissive", p, vec3(m.contains("emissive_texture") ? 1.0f : 0.0f));
-            if (glm::min(d.emissive.x, glm::min(d.emissive.y, d.emissive.z)) < 0.0f)
-                c.fail(p + "/emissive", "must not be negative");
-            d.emissive_tex = opt_texture(m, "emissive_texture", p, true);
-            mats[it.key()] = b.principled(d);
-        } else {
-            c.fail(p + "/type", "unknown material type '" + t + "' (lambert, conductor, dielectric, principled)");
-        }
+        s.mats[it.key()] = read_material(s, m, p);
     }
-    if (!root.contains("objects") || !root["objects"].is_array()) c.fail("/objects", "missing or not an array");
-    const json& objs = root["objects"];
-    size_t slash = path.find_last_of('/');
-    std::string scene_dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-    for (size_t i = 0; i < objs.size(); ++i) {
-        std::string p = "/objects/" + std::to_string(i);
-        const json& o = objs[i];
-        if (!o.is_object()) c.fail(p, "expected an object");
-        if (!o.contains("type") || !o["type"].is_string()) c.fail(p + "/type", "missing or not a string");
-        std::string t = o["type"];
-        if (t == "gltf") {  // a glTF 2.0 file's meshes and materials under the transform (its cameras unused)
-            c.keys(o, p, {"type", "file", "transform"});
-            if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
-                c.fail(p + "/file", "missing or not a file name");
-            mat4 M = c.transform(o, p);
-            float det = glm::determinant(mat3(M));
-            if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
-            c.regular_file(resolve(scene_dir, o["file"].get<std::string>()), p + "/file");
-            GltfImport gi;
-            try {
-                gi = import_gltf(resolve(scene_dir, o["file"].get<std::string>()), M, b,
-                                 float(rp.width) / float(rp.height));
-            } catch (const SceneError& e) { c.fail(p + "/file", e.what()); }
-            for (const std::string& w : gi.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
-            continue;
+}
+
+// A glTF object (at pointer p): a glTF 2.0 file's meshes and materials under the transform (its cameras unused).
+void read_gltf_object(NativeScene& s, const json& o, const std::string& p) {
+    const Ctx& c = s.c;
+    const RenderParams& rp = s.ls.params;
+    c.keys(o, p, {"type", "file", "transform"});
+    if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
+        c.fail(p + "/file", "missing or not a file name");
+    mat4 M = c.transform(o, p);
+    float det = glm::determinant(mat3(M));
+    if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
+    c.regular_file(resolve(s.dir, o["file"].get<std::string>()), p + "/file");
+    GltfImport gi;
+    try {
+        gi = import_gltf(resolve(s.dir, o["file"].get<std::string>()), M, s.b, float(rp.width) / float(rp.height));
+    } catch (const SceneError& e) { c.fail(p + "/file", e.what()); }
+    for (const std::string& w : gi.warnings) s.ls.warnings.push_back(s.path + ": " + p + "/file: " + w);
+}
+
+// The material an object of type t names (at pointer p), marked used; null for "from_file" (a mesh's MTL
+// materials, meshes only).
+const MatHandle* object_material(NativeScene& s, const json& o, const std::string& p, const std::string& t) {
+    const Ctx& c = s.c;
+    if (!o.contains("material") || !o["material"].is_string()) c.fail(p + "/material", "missing or not a string");
+    std::string mname = o["material"].get<std::string>();
+    bool from_file = mname == kFromFile;
+    if (from_file && t != "mesh") c.fail(p + "/material", "'from_file' is only for meshes");
+    auto mit = s.mats.find(mname);
+    if (!from_file && mit == s.mats.end()) {
+        std::set<std::string> names;
+        for (const auto& kv : s.mats) names.insert(kv.first);
+        std::string hint = unknown_key(mname, names);  // "unknown key 'x' (did you mean 'y'?)"
+        size_t paren = hint.find(" (");
+        c.fail(p + "/material", "no material named '" + mname + "'" +
+                                    (names.empty() ? std::string(" (none defined)") : hint.substr(paren)));
+    }
+    s.used_mats.insert(mname);
+    return from_file ? nullptr : &mit->second;
+}
+
+// A mesh's materials: the object's (mat), or with "from_file" (mat null) one per MTL material of the file, each
+// emitting the object's emission or else the MTL's Ke.
+std::vector<MeshMaterial> mesh_materials(NativeScene& s, const ObjMesh& mesh, const std::string& file,
+                                         const MatHandle* mat, vec3 Le, const std::string& p) {
+    bool emissive = max_comp(Le) > 0.0f;
+    std::vector<MeshMaterial> mesh_mats;
+    if (mat) {
+        mesh_mats.push_back({*mat, Le});
+        return mesh_mats;
+    }
+    if (mesh.materials.empty()) s.c.fail(p + "/material", "'from_file', but '" + file + "' has no MTL materials");
+    for (size_t k = 0; k < mesh.materials.size(); ++k) {
+        const ObjMaterial& om = mesh.materials[k];
+        uint32_t tex = kNoTexture;
+        if (!om.map_kd.empty()) {  // MTL paths are relative to the OBJ; backslashes as written by Windows tools
+            std::string tf = om.map_kd;
+            for (char& ch : tf)
+                if (ch == '\\') ch = '/';
+            size_t os = file.find_last_of('/');
+            tex = texture(s, resolve(os == std::string::npos ? std::string() : file.substr(0, os + 1), tf), true,
+                          p + "/file");
         }
-        if (t == "mesh")
-            c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "file", "smooth"});
+        mesh_mats.push_back({s.b.lambert(glm::clamp(tex == kNoTexture ? om.kd : vec3(1.0f), 0.0f, 1.0f), tex),
+                             emissive ? Le : glm::max(om.ke, vec3(0.0f))});
+    }
+    return mesh_mats;
+}
+
+// A mesh object (at pointer p): an OBJ, PLY or WO3 file's triangles under the transform M; each triangle a light
+// if the object is emissive.
+void read_mesh_object(NativeScene& s, const json& o, const std::string& p, const mat4& M, const MatHandle* mat, vec3 Le,
+                      bool two) {
+    const Ctx& c = s.c;
+    if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
+        c.fail(p + "/file", "missing or not a file name");
+    std::string file = o["file"];
+    if (file[0] != '/') file = s.dir + file;
+    bool smooth = c.flag(o, "smooth", p, false);
+    float det = glm::determinant(mat3(M));
+    if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
+    c.regular_file(file, p + "/file");
+    ObjMesh mesh;
+    try {
+        if (ends_with(file, ".ply"))
+            mesh = load_ply(file, M, smooth);
+        else if (ends_with(file, ".wo3"))
+            mesh = load_wo3(file, M);
         else
-            c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "center", "radius"});
-        if (!o.contains("material") || !o["material"].is_string()) c.fail(p + "/material", "missing or not a string");
-        std::string mname = o["material"].get<std::string>();
-        bool from_file = mname == kFromFile;
-        if (from_file && t != "mesh") c.fail(p + "/material", "'from_file' is only for meshes");
-        auto mit = mats.find(mname);
-        if (!from_file && mit == mats.end()) {
-            std::set<std::string> names;
-            for (const auto& kv : mats) names.insert(kv.first);
-            std::string hint = unknown_key(mname, names);  // "unknown key 'x' (did you mean 'y'?)"
-            size_t paren = hint.find(" (");
-            c.fail(p + "/material", "no material named '" + mname + "'" +
-                                        (names.empty() ? std::string(" (none defined)") : hint.substr(paren)));
-        }
-        used_mats.insert(mname);
-        vec3 Le = c.v3(o, "emission", p, vec3(0.0f));
-        if (glm::min(Le.x, glm::min(Le.y, Le.z)) < 0.0f) c.fail(p + "/emission", "must not be negative");
-        bool two = c.flag(o, "two_sided", p, false);
-        mat4 M = c.transform(o, p);
-        if (t == "sphere") {
-            if (o.contains("transform")) c.fail(p + "/transform", "spheres take center and radius, not a transform");
-            float r = c.num(o, "radius", p, 1.0f);
-            if (!(r > 0.0f)) c.fail(p + "/radius", "must be > 0");
-            b.sphere(c.v3(o, "center", p, vec3(0.0f)), r, mit->second, Le, two);
-        } else if (t == "quad") {  // Mitsuba's rectangle: [-1,1]^2 at z = 0, normal +z, under the transform
-            auto P = [&](float x, float y) { return vec3(M * vec4(x, y, 0, 1)); };
-            vec3 q = P(-1, -1);
-            vec3 eu = P(1, -1) - q, ev = P(-1, 1) - q;
-            if (!(glm::length(glm::cross(eu, ev)) > 0.0f)) c.fail(p + "/transform", "quad has zero area");
-            b.quad(q, eu, ev, mit->second, Le, two);
-        } else if (t == "cube") {  // [-1,1]^3 under the transform
-            float det = glm::determinant(mat3(M));
-            if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
-            b.cube(M, mit->second, Le, two);
-        } else if (t == "mesh") {  // OBJ triangles under the transform; each triangle a light if emissive
-            if (!o.contains("file") || !o["file"].is_string() || o["file"].get<std::string>().empty())
-                c.fail(p + "/file", "missing or not a file name");
-            std::string file = o["file"];
-            if (file[0] != '/') file = scene_dir + file;
-            bool smooth = c.flag(o, "smooth", p, false);
-            float det = glm::determinant(mat3(M));
-            if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
-            c.regular_file(file, p + "/file");
-            ObjMesh mesh;
-            try {
-                if (ends_with(file, ".ply"))
-                    mesh = load_ply(file, M, smooth);
-                else if (ends_with(file, ".wo3"))
-                    mesh = load_wo3(file, M);
-                else
-                    mesh = load_obj(file, M, smooth);
-            } catch (const MeshError& e) { c.fail(p + "/file", e.what()); }
-            for (const std::string& w : mesh.warnings) ls.warnings.push_back(path + ": " + p + "/file: " + w);
-            bool emissive = max_comp(Le) > 0.0f;
-            // with from_file one per MTL material, emitting the object's emission or else the MTL's Ke
-            std::vector<MeshMaterial> mesh_mats;
-            if (from_file) {
-                if (mesh.materials.empty())
-                    c.fail(p + "/material", "'from_file', but '" + file + "' has no MTL materials");
-                for (size_t k = 0; k < mesh.materials.size(); ++k) {
-                    const ObjMaterial& om = mesh.materials[k];
-                    uint32_t tex = kNoTexture;
-                    if (!om.map_kd
-                             .empty()) {  // MTL paths are relative to the OBJ; backslashes as written by Windows tools
-                        std::string tf = om.map_kd;
-                        for (char& ch : tf)
-                            if (ch == '\\') ch = '/';
-                        size_t os = file.find_last_of('/');
-                        tex = texture(resolve(os == std::string::npos ? std::string() : file.substr(0, os + 1), tf),
-                                      true, p + "/file");
-                    }
-                    mesh_mats.push_back({b.lambert(glm::clamp(tex == kNoTexture ? om.kd : vec3(1.0f), 0.0f, 1.0f), tex),
-                                         emissive ? Le : glm::max(om.ke, vec3(0.0f))});
-                }
-            } else {
-                mesh_mats.push_back({mit->second, Le});
-            }
-            if (emissive) {
-                bool any_area = false;
-                for (size_t i = 0; i < mesh.triangles() && !any_area; ++i)
-                    any_area = glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i],
-                                                      mesh.pos[3 * i + 2] - mesh.pos[3 * i])) > 0.0f;
-                if (!any_area) c.fail(p + "/emission", "a zero-area light: no triangle of '" + file + "' has any area");
-            }
-            if (from_file)
-                for (size_t i = 0; i < mesh.triangles(); ++i)
-                    if (mesh.material[i] < 0)
-                        c.fail(p + "/material", "'from_file', but triangle " + std::to_string(i) + " of '" + file +
-                                                    "' has no MTL material (usemtl)");
-            add_mesh(b, mesh, mesh_mats, two);  // zero-area triangles: plain geometry, no emission
-        } else {
-            c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh, gltf)");
-        }
+            mesh = load_obj(file, M, smooth);
+    } catch (const MeshError& e) { c.fail(p + "/file", e.what()); }
+    for (const std::string& w : mesh.warnings) s.ls.warnings.push_back(s.path + ": " + p + "/file: " + w);
+    std::vector<MeshMaterial> mesh_mats = mesh_materials(s, mesh, file, mat, Le, p);
+    if (max_comp(Le) > 0.0f) {
+        bool any_area = false;
+        for (size_t i = 0; i < mesh.triangles() && !any_area; ++i)
+            any_area = glm::length(glm::cross(mesh.pos[3 * i + 1] - mesh.pos[3 * i],
+                                              mesh.pos[3 * i + 2] - mesh.pos[3 * i])) > 0.0f;
+        if (!any_area) c.fail(p + "/emission", "a zero-area light: no triangle of '" + file + "' has any area");
     }
-    // Point, spot and distant lights (pbrt-v4's), found by light sampling alone.
-    if (root.contains("lights")) {
-        const json& jl = root["lights"];
-        if (!jl.is_array()) c.fail("/lights", "expected an array");
-        for (size_t i = 0; i < jl.size(); ++i) {
-            std::string p = "/lights/" + std::to_string(i);
-            const json& l = jl[i];
-            if (!l.is_object()) c.fail(p, "expected an object");
-            if (!l.contains("type") || !l["type"].is_string()) c.fail(p + "/type", "missing or not a string");
-            const std::string t = l["type"];
-            auto color = [&](const char* k) {
-                vec3 v = c.req3(l, k, p);
-                if (glm::min(v.x, glm::min(v.y, v.z)) < 0.0f) c.fail(p + "/" + k, "must not be negative");
-                return v;
-            };
-            if (t == "point") {
-                c.keys(l, p, {"type", "position", "intensity"});
-                b.point_light(c.req3(l, "position", p), color("intensity"));
-            } else if (t == "spot") {
-                c.keys(l, p, {"type", "position", "target", "intensity", "cone_angle", "cone_delta_angle"});
-                vec3 pos = c.req3(l, "position", p), tgt = c.req3(l, "target", p);
-                if (!(glm::length(tgt - pos) > 0.0f)) c.fail(p + "/target", "the same point as the position");
-                float cone = c.num(l, "cone_angle", p, 30.0f), delta = c.num(l, "cone_delta_angle", p, 5.0f);
-                if (!(cone > 0.0f && cone <= 180.0f)) c.fail(p + "/cone_angle", "must be in (0, 180] degrees");
-                if (!(delta >= 0.0f && delta <= cone)) c.fail(p + "/cone_delta_angle", "must be in [0, cone_angle]");
-                b.spot_light(pos, tgt - pos, color("intensity"), std::cos((cone - delta) * kPi / 180.0f),
-                             std::cos(cone * kPi / 180.0f));
-            } else if (t == "distant") {
-                c.keys(l, p, {"type", "direction", "irradiance"});
-                vec3 d = c.req3(l, "direction", p);
-                if (!(glm::length(d) > 0.0f)) c.fail(p + "/direction", "must not be zero");
-                b.distant_light(d, color("irradiance"));
-            } else {
-                c.fail(p + "/type", "unknown light type '" + t + "' (point, spot, distant)");
-            }
-        }
+    if (!mat)
+        for (size_t i = 0; i < mesh.triangles(); ++i)
+            if (mesh.material[i] < 0)
+                c.fail(p + "/material", "'from_file', but triangle " + std::to_string(i) + " of '" + file +
+                                            "' has no MTL material (usemtl)");
+    add_mesh(s.b, mesh, mesh_mats, two);  // zero-area triangles: plain geometry, no emission
+}
+
+// One object of /objects (at pointer p): its type, material, emission, sidedness and transform, then its shape.
+void read_object(NativeScene& s, const json& o, const std::string& p) {
+    const Ctx& c = s.c;
+    if (!o.is_object()) c.fail(p, "expected an object");
+    if (!o.contains("type") || !o["type"].is_string()) c.fail(p + "/type", "missing or not a string");
+    std::string t = o["type"];
+    if (t == "gltf") return read_gltf_object(s, o, p);
+    if (t == "mesh")
+        c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "file", "smooth"});
+    else
+        c.keys(o, p, {"type", "material", "emission", "two_sided", "transform", "center", "radius"});
+    const MatHandle* mat = object_material(s, o, p, t);  // null: "from_file"
+    vec3 Le = c.v3(o, "emission", p, vec3(0.0f));
+    if (glm::min(Le.x, glm::min(Le.y, Le.z)) < 0.0f) c.fail(p + "/emission", "must not be negative");
+    bool two = c.flag(o, "two_sided", p, false);
+    mat4 M = c.transform(o, p);
+    if (t == "sphere") {
+        if (o.contains("transform")) c.fail(p + "/transform", "spheres take center and radius, not a transform");
+        float r = c.num(o, "radius", p, 1.0f);
+        if (!(r > 0.0f)) c.fail(p + "/radius", "must be > 0");
+        s.b.sphere(c.v3(o, "center", p, vec3(0.0f)), r, *mat, Le, two);
+    } else if (t == "quad") {  // Mitsuba's rectangle: [-1,1]^2 at z = 0, normal +z, under the transform
+        auto P = [&](float x, float y) { return vec3(M * vec4(x, y, 0, 1)); };
+        vec3 q = P(-1, -1);
+        vec3 eu = P(1, -1) - q, ev = P(-1, 1) - q;
+        if (!(glm::length(glm::cross(eu, ev)) > 0.0f)) c.fail(p + "/transform", "quad has zero area");
+        s.b.quad(q, eu, ev, *mat, Le, two);
+    } else if (t == "cube") {  // [-1,1]^3 under the transform
+        float det = glm::determinant(mat3(M));
+        if (!(std::isfinite(det) && det != 0.0f)) c.fail(p + "/transform", "singular (zero volume)");
+        s.b.cube(M, *mat, Le, two);
+    } else if (t == "mesh") {
+        read_mesh_object(s, o, p, M, mat, Le, two);
+    } else {
+        c.fail(p + "/type", "unknown object type '" + t + "' (sphere, quad, cube, mesh, gltf)");
     }
-    for (const auto& kv : mats)
-        if (!used_mats.count(kv.first))
-            ls.warnings.push_back(path + ": /materials/" + pointer_escape(kv.first) +
-                                  ": defined but not used by any object");
-    ls.data = b.build(opt.build, path);
+}
+
+// The objects (/objects), in order.
+void read_objects(NativeScene& s, const json& root) {
+    if (!root.contains("objects") || !root["objects"].is_array()) s.c.fail("/objects", "missing or not an array");
+    const json& objs = root["objects"];
+    for (size_t i = 0; i < objs.size(); ++i) read_object(s, objs[i], "/objects/" + std::to_string(i));
+}
+
+// One light of /lights (at pointer p) by its type: point, spot or distant.
+void read_light(NativeScene& s, const json& l, const std::string& p) {
+    const Ctx& c = s.c;
+    if (!l.is_object()) c.fail(p, "expected an object");
+    if (!l.contains("type") || !l["type"].is_string()) c.fail(p + "/type", "missing or not a string");
+    const std::string t = l["type"];
+    auto color = [&](const char* k) {
+        vec3 v = c.req3(l, k, p);
+        if (glm::min(v.x, glm::min(v.y, v.z)) < 0.0f) c.fail(p + "/" + k, "must not be negative");
+        return v;
+    };
+    if (t == "point") {
+        c.keys(l, p, {"type", "position", "intensity"});
+        s.b.point_light(c.req3(l, "position", p), color("intensity"));
+    } else if (t == "spot") {
+        c.keys(l, p, {"type", "position", "target", "intensity", "cone_angle", "cone_delta_angle"});
+        vec3 pos = c.req3(l, "position", p), tgt = c.req3(l, "target", p);
+        if (!(glm::length(tgt - pos) > 0.0f)) c.fail(p + "/target", "the same point as the position");
+        float cone = c.num(l, "cone_angle", p, 30.0f), delta = c.num(l, "cone_delta_angle", p, 5.0f);
+        if (!(cone > 0.0f && cone <= 180.0f)) c.fail(p + "/cone_angle", "must be in (0, 180] degrees");
+        if (!(delta >= 0.0f && delta <= cone)) c.fail(p + "/cone_delta_angle", "must be in [0, cone_angle]");
+        s.b.spot_light(pos, tgt - pos, color("intensity"), std::cos((cone - delta) * kPi / 180.0f),
+                       std::cos(cone * kPi / 180.0f));
+    } else if (t == "distant") {
+        c.keys(l, p, {"type", "direction", "irradiance"});
+        vec3 d = c.req3(l, "direction", p);
+        if (!(glm::length(d) > 0.0f)) c.fail(p + "/direction", "must not be zero");
+        s.b.distant_light(d, color("irradiance"));
+    } else {
+        c.fail(p + "/type", "unknown light type '" + t + "' (point, spot, distant)");
+    }
+}
+
+// The point, spot and distant lights (/lights, pbrt-v4's), found by light sampling alone.
+void read_lights(NativeScene& s, const json& root) {
+    if (!root.contains("lights")) return;
+    const json& jl = root["lights"];
+    if (!jl.is_array()) s.c.fail("/lights", "expected an array");
+    for (size_t i = 0; i < jl.size(); ++i) read_light(s, jl[i], "/lights/" + std::to_string(i));
+}
+
+// A warning for each material no object names.
+void warn_unused_materials(NativeScene& s) {
+    for (const auto& kv : s.mats)
+        if (!s.used_mats.count(kv.first))
+            s.ls.warnings.push_back(s.path + ": /materials/" + pointer_escape(kv.first) +
+                                    ": defined but not used by any object");
+}
+
+// A native JSON scene (or a Tungsten one, told apart by its "primitives"): parsed, checked and built, phase by
+// phase; each error names the file and the JSON pointer of the value at fault.
+LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
+    json root = read_json_file(path);
+    if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict, opt.build);
+    NativeScene s(path);
+    check_top_keys(s.c, root);
+    read_render_block(s.c, root.value("render", json::object()), s.ls.params);
+    read_camera(s, root);
+    read_background(s, root);
+    read_environment(s, root);
+    read_materials(s, root);
+    read_objects(s, root);
+    read_lights(s, root);
+    warn_unused_materials(s);
+    s.ls.data = s.b.build(opt.build, path);
     if (!opt.strict)  // with --strict the first becomes the error
-        for (const std::string& w : ls.warnings) std::cerr << "warning: " << w << "\n";
-    return ls;
+        for (const std::string& w : s.ls.warnings) std::cerr << "warning: " << w << "\n";
+    return std::move(s.ls);
 }
 }  // namespace
 
