@@ -45,11 +45,12 @@ using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 DrainFn drain_fn(int width, uint32_t set, bool clamp = false) {
     if (clamp) {
         if (width == 8) return drain<8, kFeaturesAll | kWithClamp>;
-        return set == kFeaturesAll ? drain<2, kFeaturesAll | kWithClamp> : drain<2, kFeaturesGeneral | kWithClamp>;
+        return set == kFeaturesGeneral ? drain<2, kFeaturesGeneral | kWithClamp> : drain<2, kFeaturesAll | kWithClamp>;
     }
     if (width == 8) return drain<8, kFeaturesAll>;
     if (set == kFeaturesSpheres) return drain<2, kFeaturesSpheres>;
-    return set == kFeaturesGeneral ? drain<2, kFeaturesGeneral> : drain<2, kFeaturesAll>;
+    if (set == kFeaturesGeneral) return drain<2, kFeaturesGeneral>;
+    return set == kFeaturesLayered ? drain<2, kFeaturesLayered> : drain<2, kFeaturesAll>;
 }
 }  // namespace
 

@@ -38,12 +38,13 @@ constexpr uint32_t kWithOptions = kWithClamp | kWithFilter;
 MegakernelFn megakernel_fn(int width, uint32_t set, bool options = false) {
     if (options) {
         if (width == 8) return megakernel<8, kFeaturesAll | kWithOptions>;
-        return set == kFeaturesAll ? megakernel<2, kFeaturesAll | kWithOptions>
-                                   : megakernel<2, kFeaturesGeneral | kWithOptions>;
+        return set == kFeaturesGeneral ? megakernel<2, kFeaturesGeneral | kWithOptions>
+                                       : megakernel<2, kFeaturesAll | kWithOptions>;
     }
     if (width == 8) return megakernel<8, kFeaturesAll>;
     if (set == kFeaturesSpheres) return megakernel<2, kFeaturesSpheres>;
-    return set == kFeaturesGeneral ? megakernel<2, kFeaturesGeneral> : megakernel<2, kFeaturesAll>;
+    if (set == kFeaturesGeneral) return megakernel<2, kFeaturesGeneral>;
+    return set == kFeaturesLayered ? megakernel<2, kFeaturesLayered> : megakernel<2, kFeaturesAll>;
 }
 }  // namespace
 

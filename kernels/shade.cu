@@ -51,9 +51,11 @@ using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 // The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general one compiled
 // with it.
 ShadeFn shade_fn(uint32_t set, bool clamp = false) {
-    if (clamp) return set == kFeaturesAll ? shade<kFeaturesAll | kWithClamp> : shade<kFeaturesGeneral | kWithClamp>;
+    // (with the clamp, the layered sets share the instance that holds everything)
+    if (clamp) return set == kFeaturesGeneral ? shade<kFeaturesGeneral | kWithClamp> : shade<kFeaturesAll | kWithClamp>;
     if (set == kFeaturesSpheres) return shade<kFeaturesSpheres>;
-    return set == kFeaturesGeneral ? shade<kFeaturesGeneral> : shade<kFeaturesAll>;
+    if (set == kFeaturesGeneral) return shade<kFeaturesGeneral>;
+    return set == kFeaturesLayered ? shade<kFeaturesLayered> : shade<kFeaturesAll>;
 }
 }  // namespace
 

@@ -143,9 +143,13 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     EXPECT_EQ(feature_set_for(kFeatSpheres), kFeaturesSpheres);
     EXPECT_EQ(feature_set_for(kFeatSpheres | kFeatTextures), kFeaturesGeneral);
     // coated materials: the layered set, which nothing else needs
-    EXPECT_EQ(feature_set_for(fc | kFeatLayered), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(fc | kFeatLayered), kFeaturesLayered);
+    // diffuse transmission: the set that holds everything (the coated scenes without it keep their kernels)
+    EXPECT_EQ(feature_set_for(fc | kFeatDiffuseTransmission), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(fc | kFeatLayered | kFeatDiffuseTransmission), kFeaturesAll);
     EXPECT_STREQ(feature_set_name(kFeaturesGeneral), "all");
-    EXPECT_STREQ(feature_set_name(kFeaturesAll), "layered");
+    EXPECT_STREQ(feature_set_name(kFeaturesLayered), "layered");
+    EXPECT_STREQ(feature_set_name(kFeaturesAll), "layered+transmission");
 
     RenderParams rp = rt.params;
     rp.width = 64;
