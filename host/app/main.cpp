@@ -713,7 +713,6 @@ int run_render(const RenderCall& c) {
         use.gpu = be == Backend::Gpu;
         use.wavefront = std::find(modes.begin(), modes.end(), Mode::Wavefront) != modes.end();
         use.megakernel = std::find(modes.begin(), modes.end(), Mode::Megakernel) != modes.end();
-        use.bvh_width = configured_bvh_width();
         const std::string what = std::string("this render (") + (use.gpu ? "gpu " : "cpu ") +
                                  (both ? "wavefront and megakernel" : mode_name(modes[0])) + ")";
         std::fputs(ignored_options_text(ignored_options(c.given, use), what).c_str(), stderr);
@@ -1457,7 +1456,6 @@ int main(int argc, char** argv) {
         use.wavefront = std::find(bo.modes.begin(), bo.modes.end(), Mode::Wavefront) != bo.modes.end();
         use.megakernel = std::find(bo.modes.begin(), bo.modes.end(), Mode::Megakernel) != bo.modes.end();
         use.raycast = bo.raycast;
-        use.bvh_width = configured_bvh_width();
         use.wavefront_hint = "--modes wavefront";
         std::string what = std::string("this bench (") + (cpu ? "cpu" : "gpu") + ", --modes " + bench_modes +
                            (bo.raycast ? "" : ", --no-raycast") + ")";

@@ -39,6 +39,6 @@ int main(int argc, char** argv) {
             "%-28s %9u %9zu | %6.2f %6.2f | %6.2f %6.2f | %6.2f %6.2f | %8.2f %016llx\n", name, b.primitives,
             b.references, pw, pc, b.seconds, b.cpu_seconds, 1e-6 * b.primitives / std::max(1e-9, b.cpu_seconds),
             1e-6 * b.primitives / std::max(1e-9, best.load_cpu_seconds), b.sah_cost,
-            (unsigned long long)fnv(best.data.info, fnv(best.data.geom, fnv(best.data.nodes8, fnv(best.data.nodes)))));
+            (unsigned long long)fnv(best.data.info, fnv(best.data.geom, fnv(best.data.nodes))));
     }
 }
