@@ -18,8 +18,6 @@ void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const 
     L.launch("shadow", dim3(blocks_for(n_max)), dim3(kStageBlock), k, s, film, q, n_max);
 }
 
-KernelAttr attr_shadow() {
-    return kernel_attr("shadow", reinterpret_cast<const void*>(shadow<false>), kStageBlock);
-}
+KernelAttr attr_shadow() { return kernel_attr("shadow", reinterpret_cast<const void*>(shadow<false>), kStageBlock); }
 
 }  // namespace wp

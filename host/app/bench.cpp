@@ -182,8 +182,8 @@ struct Bench {
     const RenderOptions& ropt;
     Backend be = Backend::Cpu;
     bool gpu = false;
-    std::string dev;               // the GPU's name, when one is present
-    std::vector<PtxasKernel> ptx;  // ptxas's report: every instance of every kernel
+    std::string dev;                                            // the GPU's name, when one is present
+    std::vector<PtxasKernel> ptx;                               // ptxas's report: every instance of every kernel
     std::map<uint32_t, std::map<std::string, KernelAttr>> occ;  // the runtime's occupancy, by feature set, by kernel
     explicit Bench(const BenchOptions& opts) : o(opts), ropt(opts.settings.options) {}
 };

@@ -585,15 +585,9 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
 std::vector<KernelAttr> gpu_kernel_attrs(uint32_t feature_set) {
     if (!gpu_available()) return {};
     const uint32_t set = feature_set_for(feature_set);
-    return {attr_megakernel(set),
-            attr_generate(),
-            attr_extend(RenderOptions::kDefaultRefill, set),
-            attr_shade(set),
-            attr_shadow(),
-            attr_compact(),
-            attr_diffuse_bounce(),
-            attr_drain(set),
-            attr_aov(),
+    return {attr_megakernel(set),  attr_generate(), attr_extend(RenderOptions::kDefaultRefill, set),
+            attr_shade(set),       attr_shadow(),   attr_compact(),
+            attr_diffuse_bounce(), attr_drain(set), attr_aov(),
             attr_sort_rays()};
 }
 

@@ -28,17 +28,17 @@ struct BVHBuildStats {
 // once by the command layer (host/app: build_options_from_env) and passed down through LoadOptions to
 // SceneBuilder::build. An unset knob is the builder's choice for the scene (SceneBuilder::build says which).
 struct SceneBuildOptions {
-    std::optional<bool> spatial_splits;     // WP_BVH_SPLITS (on unless 0)
-    std::optional<int> bins;                // WP_BVH_BINS: object-split bins, 2 to 256
-    std::optional<int> max_leaf;            // WP_BVH_MAX_LEAF: 1 to 16
-    std::optional<float> split_alpha;       // WP_BVH_SPLIT_ALPHA (BVHBuildOptions::split_alpha)
-    std::optional<float> split_growth;      // WP_BVH_SPLIT_GROWTH: split_max_growth, 1 to 8
-    std::optional<int> optimize_batches;    // WP_BVH_OPTIMIZE: reinsertion batches (0: off)
-    std::optional<int> split_min_refs;      // WP_BVH_SPLIT_MIN_REFS
-    std::optional<float> split_beta;        // WP_BVH_SPLIT_BETA (default kDefaultSplitBeta)
-    std::optional<float> split_gamma;       // WP_BVH_SPLIT_GAMMA (default kDefaultSplitGamma)
-    std::optional<int> split_bins;          // WP_BVH_SPLIT_BINS: 0 to 256 (default kDefaultSplitBins)
-    std::optional<int> threads;             // WP_BVH_THREADS (default: the machine's cores)
+    std::optional<bool> spatial_splits;   // WP_BVH_SPLITS (on unless 0)
+    std::optional<int> bins;              // WP_BVH_BINS: object-split bins, 2 to 256
+    std::optional<int> max_leaf;          // WP_BVH_MAX_LEAF: 1 to 16
+    std::optional<float> split_alpha;     // WP_BVH_SPLIT_ALPHA (BVHBuildOptions::split_alpha)
+    std::optional<float> split_growth;    // WP_BVH_SPLIT_GROWTH: split_max_growth, 1 to 8
+    std::optional<int> optimize_batches;  // WP_BVH_OPTIMIZE: reinsertion batches (0: off)
+    std::optional<int> split_min_refs;    // WP_BVH_SPLIT_MIN_REFS
+    std::optional<float> split_beta;      // WP_BVH_SPLIT_BETA (default kDefaultSplitBeta)
+    std::optional<float> split_gamma;     // WP_BVH_SPLIT_GAMMA (default kDefaultSplitGamma)
+    std::optional<int> split_bins;        // WP_BVH_SPLIT_BINS: 0 to 256 (default kDefaultSplitBins)
+    std::optional<int> threads;           // WP_BVH_THREADS (default: the machine's cores)
     // Host memory the build may take, asked just before it (empty: no check), and how to name it in the message
     // ("available", "available under WP_HOST_MEMORY_LIMIT=1.0 GiB"). The scene layer does not read the host's memory
     // itself: the command layer passes its query (host/app/cli_support.h: host_memory).
