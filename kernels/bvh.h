@@ -112,7 +112,7 @@ WP_HD Hit traverse(const SceneView& s, const Ray& r, float tmin, float tmax) {
 
 // Aila & Laine 2009, "Understanding the efficiency of ray traversal on GPUs": while-while traversal with
 // postponed leaves and speculative traversal, the closest-hit traversal of the binary tree (same contract and result as
-// traverse(), which any-hit rays use: traverse2 in kernels/bvh8.h). The inner loop only visits nodes: a hit leaf is not intersected
+// traverse(), which any-hit rays use: traverse2 below). The inner loop only visits nodes: a hit leaf is not intersected
 // at once but postponed (kept in a register), and a second leaf met before the first is processed waits in
 // `node` (or on the stack). The leaf loop then intersects the postponed leaves. On the GPU a ray that already
 // holds a leaf keeps traversing until every active lane of the warp holds one, so the lanes run the leaf loop
@@ -207,6 +207,34 @@ WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax, 
     while (node.idx != kBVH2Done)
         if (ww_round<kAnyHit, kHostSpeculative, F>(s, r, q, tmin, hit, stack, sp, node, leaf, count)) return hit;
     return hit;
+}
+
+// Binary-tree traversal. Closest hit: the Aila-Laine while-while traversal (kernels/bvh.h traverse_ww; Sponza's
+// diffuse rays 2.1x faster than traverse(), profiling/LOG.md entry 19, where the option to build without it was
+// measured and later removed).
+// Any hit: traverse_ww as well when kAnyHitWW, else traverse(), which intersects a leaf as soon as it meets one,
+// so an occluded shadow ray stops at once instead of waiting for its warp's other lanes to find leaves. The
+// wavefront's shadow kernel takes traverse() (11% faster on Cornell, 7% on the dragon, 2% on Sponza, 3% slower on
+// the helmet); the megakernel and the drain (finish_path) keep one traversal, traverse_ww, for both (with the two
+// inlined the megakernel was 3% slower on Sponza and the dragon): profiling/LOG.md entry 25. Same hits either way.
+template <bool kAnyHit, bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
+WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
+    if constexpr (!kAnyHit || kAnyHitWW)
+        return traverse_ww<kAnyHit, false, F>(s, r, tmin, tmax);
+    else
+        return traverse<true, F>(s, r, tmin, tmax);
+}
+
+// The scene's tree. F: the shapes compiled in (kernels/features.h).
+template <uint32_t F = kFeaturesAll>
+WP_HD Hit intersect_closest(const SceneView& s, const Ray& r, float tmin = 0.0f, float tmax = kInf) {
+    return traverse2<false, false, F>(s, r, tmin, tmax);
+}
+template <bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
+WP_HD bool occluded(const SceneView& s, const Ray& r, float tmax) {
+    Hit h;
+    h = traverse2<true, kAnyHitWW, F>(s, r, 0.0f, tmax);
+    return h.prim != kInvalid;
 }
 
 }  // namespace wp

@@ -8,9 +8,9 @@
 
 namespace wp {
 
-// W: the tree width compiled in (2 or 8), F the feature set (kernels/features.h); the launcher picks the scene's.
+// F: the feature set (kernels/features.h); the launcher picks the scene's.
 // Register budget: drain_min_blocks (kernels/gpu_stages.h).
-template <int W, uint32_t F>
+template <uint32_t F>
 __global__ void WP_DRAIN_BOUNDS(F)
     drain(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n, unsigned long long* rays) {
     uint32_t ext = 0, shadow = 0;
@@ -23,7 +23,7 @@ __global__ void WP_DRAIN_BOUNDS(F)
         if (q.paths_at_depth) histogram_add(hist, depth_bin(depth));
         if (has_shadow && q.shadow_at_depth) histogram_add(hist + kStatDepths, depth_bin(depth));
     };
-    run_paths_persistent<W, F>(
+    run_paths_persistent<F>(
         s, rp, film, n, FetchCounters{q.counters + kFetch, q.counters + kFetchDone},
         [&](uint32_t i) { return q.paths.load(i); }, stats, ext, shadow);
     // one atomic per warp and counter
@@ -40,30 +40,26 @@ __global__ void WP_DRAIN_BOUNDS(F)
 
 namespace {
 using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t, unsigned long long*);
-// The instance for a tree width and feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general
+// The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general
 // one compiled with it.
-DrainFn drain_fn(int width, uint32_t set, bool clamp = false) {
-    if (clamp) {
-        if (width == 8) return drain<8, kFeaturesAll | kWithClamp>;
-        return set == kFeaturesGeneral ? drain<2, kFeaturesGeneral | kWithClamp> : drain<2, kFeaturesAll | kWithClamp>;
-    }
-    if (width == 8) return drain<8, kFeaturesAll>;
-    if (set == kFeaturesSpheres) return drain<2, kFeaturesSpheres>;
-    if (set == kFeaturesGeneral) return drain<2, kFeaturesGeneral>;
-    return set == kFeaturesLayered ? drain<2, kFeaturesLayered> : drain<2, kFeaturesAll>;
+DrainFn drain_fn(uint32_t set, bool clamp = false) {
+    // (with the clamp, the layered sets share the instance that holds everything)
+    if (clamp) return set == kFeaturesGeneral ? drain<kFeaturesGeneral | kWithClamp> : drain<kFeaturesAll | kWithClamp>;
+    if (set == kFeaturesSpheres) return drain<kFeaturesSpheres>;
+    if (set == kFeaturesGeneral) return drain<kFeaturesGeneral>;
+    return set == kFeaturesLayered ? drain<kFeaturesLayered> : drain<kFeaturesAll>;
 }
 }  // namespace
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
-    const DrainFn fn = drain_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)),
-                                rp.clamp_indirect > 0.0f);
+    const DrainFn fn = drain_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f);
     const unsigned blocks = std::min(blocks_for(n), resident_blocks_cached(fn));
     L.launch("drain", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, q, n, rays);
 }
 
-KernelAttr attr_drain(int width, uint32_t set) {
-    return kernel_attr("drain", reinterpret_cast<const void*>(drain_fn(width, set)), kStageBlock);
+KernelAttr attr_drain(uint32_t set) {
+    return kernel_attr("drain", reinterpret_cast<const void*>(drain_fn(set)), kStageBlock);
 }
 
 }  // namespace wp

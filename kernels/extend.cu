@@ -5,11 +5,10 @@
 
 namespace wp {
 
-// W: the tree width compiled in (2 or 8); the launcher picks the scene's. kPersistent (binary tree only): as many
-// warps as fit on the GPU take the paths from q.counters[kFetch] and refill their idle lanes once q.refill of them
-// are idle (the while-while traversal, kernels/persistent.h); otherwise one thread per ray. F: the feature set
-// (kernels/features.h; extend uses its shapes).
-template <int W, bool kPersistent, uint32_t F>
+// kPersistent: as many warps as fit on the GPU take the paths from q.counters[kFetch] and refill their idle lanes
+// once q.refill of them are idle (the while-while traversal, kernels/persistent.h); otherwise one thread per ray.
+// F: the feature set (kernels/features.h; extend uses its shapes).
+template <bool kPersistent, uint32_t F>
 __global__ void WP_TRAVERSAL_BOUNDS extend(SceneView s, WavefrontQueues q, uint32_t n) {
     if constexpr (kPersistent) {
         traverse_ww_persistent<F>(
@@ -22,7 +21,7 @@ __global__ void WP_TRAVERSAL_BOUNDS extend(SceneView s, WavefrontQueues q, uint3
             [&](uint32_t i, const Hit& h) { stage::extend_done(s, q, i, h); });
     } else {
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < n) stage::extend<W, F>(s, q, i);
+        if (i < n) stage::extend<F>(s, q, i);
     }
 }
 
@@ -36,25 +35,22 @@ unsigned resident_blocks(const void* fn) {
 
 namespace {
 using ExtendKernel = void (*)(SceneView, WavefrontQueues, uint32_t);
-// The instance: the wide tree one thread per ray; the binary tree persistent when warps refill, for each set of
-// kFeatureSets.
-ExtendKernel extend_kernel(bool wide, uint32_t refill, uint32_t set) {
-    if (wide) return extend<8, false, kFeaturesAll>;
-    if (refill == 0) return extend<2, false, kFeaturesAll>;
+// The instance: persistent when warps refill, for each set of kFeatureSets.
+ExtendKernel extend_kernel(uint32_t refill, uint32_t set) {
+    if (refill == 0) return extend<false, kFeaturesAll>;
     // traversal has no material code: the general and the layered sets share one instance
-    return set == kFeaturesSpheres ? extend<2, true, kFeaturesSpheres> : extend<2, true, kFeaturesAll>;
+    return set == kFeaturesSpheres ? extend<true, kFeaturesSpheres> : extend<true, kFeaturesAll>;
 }
 }  // namespace
 
 void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n) {
-    const ExtendKernel k =
-        extend_kernel(s.nodes8 != nullptr, q.refill, compiled_feature_set(s.nodes8 ? 8 : 2, s.features));
+    const ExtendKernel k = extend_kernel(q.refill, feature_set_for(s.features));
     unsigned blocks = blocks_for(n);
-    if (s.nodes8 == nullptr && q.refill > 0) blocks = std::min(blocks, resident_blocks_cached(k));
+    if (q.refill > 0) blocks = std::min(blocks, resident_blocks_cached(k));
     L.launch("extend", dim3(blocks), dim3(kStageBlock), k, s, q, n);
 }
-KernelAttr attr_extend(int width, uint32_t refill, uint32_t set) {
-    return kernel_attr("extend", reinterpret_cast<const void*>(extend_kernel(width == 8, refill, set)), kStageBlock);
+KernelAttr attr_extend(uint32_t refill, uint32_t set) {
+    return kernel_attr("extend", reinterpret_cast<const void*>(extend_kernel(refill, set)), kStageBlock);
 }
 
 }  // namespace wp

@@ -55,10 +55,6 @@ constexpr uint32_t feature_set_for(uint32_t need) {
         if ((need & ~set) == 0u) return set;
     return kFeaturesAll;
 }
-// The set the kernels on a tree of this width are compiled for: the wide tree (an option) has the general kernels only.
-constexpr uint32_t compiled_feature_set(int width, uint32_t need) {
-    return width == 8 ? kFeaturesAll : feature_set_for(need);
-}
 inline const char* feature_set_name(uint32_t set) {
     return set == kFeaturesSpheres   ? "spheres"
            : set == kFeaturesGeneral ? "all"

@@ -82,8 +82,8 @@ void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, 
 // generate: camera paths of samples [first_index, first_index + n) into slots [first_slot, first_slot + n).
 void launch_generate(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
                      uint32_t first_slot, uint64_t first_index, uint32_t n);
-// extend: closest hits of paths [0, n): persistent with refill on a binary tree when q.refill > 0, one thread per
-// ray otherwise (the same kernel template, extend<W, kPersistent>).
+// extend: closest hits of paths [0, n): persistent with refill when q.refill > 0, one thread per
+// ray otherwise (the same kernel template, extend<kPersistent>).
 void launch_extend(Launcher& L, const SceneView& s, const WavefrontQueues& q, uint32_t n);
 // diffuse_bounce: paths [0, n) with their hits become diffuse bounce rays (ray-cast benchmark).
 void launch_diffuse_bounce(Launcher& L, const SceneView& s, const RenderParams& rp, const WavefrontQueues& q,
@@ -138,17 +138,16 @@ inline KernelAttr kernel_attr(const char* name, const void* fn, int block) {
     a.occupancy = max_threads ? double(a.blocks_per_sm * block) / max_threads : 0.0;
     return a;
 }
-// One per kernel file. The tracing kernels are compiled once per tree width: width picks the instance (2 or 8);
-// extend's also by refill (persistent or not), as launch_extend picks it; the kernels compiled per feature set
-// (kernels/features.h) by the set (feature_set_for of the render's features, as their launchers pick it).
-KernelAttr attr_megakernel(int width, uint32_t set);
+// One per kernel file. extend's instance picked by refill (persistent or not), as launch_extend picks it; the
+// kernels compiled per feature set (kernels/features.h) by the set (feature_set_for of the render's features, as their launchers pick it).
+KernelAttr attr_megakernel(uint32_t set);
 KernelAttr attr_generate();
-KernelAttr attr_extend(int width, uint32_t refill, uint32_t set);
+KernelAttr attr_extend(uint32_t refill, uint32_t set);
 KernelAttr attr_shade(uint32_t set);
-KernelAttr attr_shadow(int width);
+KernelAttr attr_shadow();
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();
-KernelAttr attr_drain(int width, uint32_t set);
+KernelAttr attr_drain(uint32_t set);
 KernelAttr attr_aov();
 
 }  // namespace wp

@@ -8,14 +8,14 @@
 
 namespace wp {
 
-// W: the tree width compiled in (2 or 8), F the feature set (kernels/features.h); the launcher picks the scene's.
+// F: the feature set (kernels/features.h); the launcher picks the scene's.
 // Samples [begin, end); the extension and shadow rays traced are added to rays[0..1].
-template <int W, uint32_t F>
+template <uint32_t F>
 __global__ void WP_MEGAKERNEL_BOUNDS(F) megakernel(SceneView s, RenderParams rp, FilmView film, uint64_t begin,
                                                    uint64_t end, unsigned long long* rays, FetchCounters c) {
     const uint32_t lane = threadIdx.x & 31u;
     uint32_t ext = 0, shadow = 0;
-    run_paths_persistent<W, F>(
+    run_paths_persistent<F>(
         s, rp, film, uint32_t(end - begin), c, [&](uint32_t i) { return generate_path<F>(s, rp, begin + i); },
         NoSegmentStats{}, ext, shadow);
     // one atomic per warp and counter
@@ -31,35 +31,32 @@ __global__ void WP_MEGAKERNEL_BOUNDS(F) megakernel(SceneView s, RenderParams rp,
 namespace {
 using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint64_t, unsigned long long*,
                               FetchCounters);
-// The instance for a tree width and feature set: the sets of kFeatureSets on the binary tree, all on the wide one.
+// The instance for a feature set of kFeatureSets.
 // With the indirect clamp or a reconstruction filter (kWithClamp, kWithFilter, kernels/stages.h): the general
 // instance compiled with them (on the binary tree without the layered materials unless the scene has them).
 constexpr uint32_t kWithOptions = kWithClamp | kWithFilter;
-MegakernelFn megakernel_fn(int width, uint32_t set, bool options = false) {
+MegakernelFn megakernel_fn(uint32_t set, bool options = false) {
     if (options) {
-        if (width == 8) return megakernel<8, kFeaturesAll | kWithOptions>;
-        return set == kFeaturesGeneral ? megakernel<2, kFeaturesGeneral | kWithOptions>
-                                       : megakernel<2, kFeaturesAll | kWithOptions>;
+        return set == kFeaturesGeneral ? megakernel<kFeaturesGeneral | kWithOptions>
+                                       : megakernel<kFeaturesAll | kWithOptions>;
     }
-    if (width == 8) return megakernel<8, kFeaturesAll>;
-    if (set == kFeaturesSpheres) return megakernel<2, kFeaturesSpheres>;
-    if (set == kFeaturesGeneral) return megakernel<2, kFeaturesGeneral>;
-    return set == kFeaturesLayered ? megakernel<2, kFeaturesLayered> : megakernel<2, kFeaturesAll>;
+    if (set == kFeaturesSpheres) return megakernel<kFeaturesSpheres>;
+    if (set == kFeaturesGeneral) return megakernel<kFeaturesGeneral>;
+    return set == kFeaturesLayered ? megakernel<kFeaturesLayered> : megakernel<kFeaturesAll>;
 }
 }  // namespace
 
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
-    const MegakernelFn fn =
-        megakernel_fn(s.nodes8 ? 8 : 2, compiled_feature_set(s.nodes8 ? 8 : 2, render_features(s, rp)),
-                      rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox);
+    const MegakernelFn fn = megakernel_fn(feature_set_for(render_features(s, rp)),
+                                          rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox);
     const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
              FetchCounters{counters, counters + 1});
 }
 
-KernelAttr attr_megakernel(int width, uint32_t set) {
-    return kernel_attr("megakernel", reinterpret_cast<const void*>(megakernel_fn(width, set)), kStageBlock);
+KernelAttr attr_megakernel(uint32_t set) {
+    return kernel_attr("megakernel", reinterpret_cast<const void*>(megakernel_fn(set)), kStageBlock);
 }
 
 }  // namespace wp

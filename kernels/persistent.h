@@ -102,7 +102,7 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
 // (Lanes that also shade and start their next ray while others still traverse, the persistent extend's refill inside
 // the megakernel, were slower: profiling/LOG.md entry 43.) F: the features compiled in (kernels/features.h). All 32
 // lanes of every warp must call it.
-template <int W, uint32_t F, class Start, class OnSegment>
+template <uint32_t F, class Start, class OnSegment>
 __device__ void run_paths_persistent(const SceneView& s, const RenderParams& rp, const FilmView& film, uint32_t n,
                                      const FetchCounters& c, Start&& start, OnSegment&& on_segment, uint32_t& ext,
                                      uint32_t& shadow) {
@@ -137,7 +137,7 @@ __device__ void run_paths_persistent(const SceneView& s, const RenderParams& rp,
             left -= take;
         }
         if (!__any_sync(kFullWarp, active)) break;
-        if (active) active = path_segment<W, true, F>(s, rp, film, p, on_segment, ext, shadow);
+        if (active) active = path_segment<true, F>(s, rp, film, p, on_segment, ext, shadow);
     }
 }
 

@@ -13,12 +13,11 @@
 #pragma once
 #include <type_traits>
 #include <utility>
-#include "kernels/bvh8.h"
+#include "kernels/bvh.h"
 #include "kernels/scene_view.h"
 
 #define WP_SCENE_TABLES(X)                                                                                         \
-    X(BVHNode, nodes, nodes, bvh)       /* the binary tree, or (WP_BVH_WIDTH=8) */                                 \
-    X(BVH8Node, nodes8, nodes8, bvh)    /* the 8-wide compressed one; the other is empty */                        \
+    X(BVHNode, nodes, nodes, bvh)       /* the binary tree */                                                      \
     X(F4, geom, prims.geom, primitives) /* 3 records per leaf slot (PrimArrays) */                                 \
     X(U4, info, prims.info, primitives) /* 1 per leaf slot */                                                      \
     X(F4, attr, prims.attr, primitives) /* corner normals and uvs, 4 per triangle that has them */                 \

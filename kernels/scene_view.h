@@ -131,9 +131,6 @@ struct BVHNode {
 };
 constexpr int kBVHStackSize = 64;  // the builder keeps the tree depth below this
 
-// 8-wide compressed node (kernels/bvh8.h).
-struct BVH8Node;
-
 // The light table: emissive primitives (area lights) and pbrt-v4's delta lights, one tagged record each (the
 // type is switched on; no virtual calls). Delta lights are found by next-event estimation alone: no ray hits them.
 enum LightType : uint32_t {
@@ -165,8 +162,7 @@ struct CameraData {
 };
 
 struct SceneView {
-    const BVHNode* nodes = nullptr;    // binary tree, or
-    const BVH8Node* nodes8 = nullptr;  // the 8-wide compressed tree (exactly one of the two is set)
+    const BVHNode* nodes = nullptr;  // binary tree
     PrimArrays prims;
     const LambertData* lambert = nullptr;
     const ConductorData* conductor = nullptr;

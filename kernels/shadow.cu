@@ -7,20 +7,17 @@ namespace wp {
 // Launched over an upper bound of the queue's length; the length itself is on the device. kSorted: the rays in
 // q.ray_order's order (an instance of its own: the index load in the unsorted kernel cost it 6 registers and an
 // occupancy step, 47 -> 53, shadow 3-5% slower on Sponza and the dragon, H100, LOG entry 58).
-template <int W, bool kSorted>
+template <bool kSorted>
 __global__ void WP_TRAVERSAL_BOUNDS shadow(SceneView s, FilmView film, WavefrontQueues q, uint32_t n_max) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n_max && i < q.counters[kShadowCount]) stage::shadow<W>(s, film, q, kSorted ? q.ray_order[i] : i);
+    if (i < n_max && i < q.counters[kShadowCount]) stage::shadow(s, film, q, kSorted ? q.ray_order[i] : i);
 }
 
 void launch_shadow(Launcher& L, const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t n_max) {
-    const auto k = s.nodes8 ? (q.shadow_sorted ? shadow<8, true> : shadow<8, false>)
-                            : (q.shadow_sorted ? shadow<2, true> : shadow<2, false>);
+    const auto k = q.shadow_sorted ? shadow<true> : shadow<false>;
     L.launch("shadow", dim3(blocks_for(n_max)), dim3(kStageBlock), k, s, film, q, n_max);
 }
 
-KernelAttr attr_shadow(int width) {
-    return kernel_attr("shadow", reinterpret_cast<const void*>(width == 8 ? shadow<8, false> : shadow<2, false>), kStageBlock);
-}
+KernelAttr attr_shadow() { return kernel_attr("shadow", reinterpret_cast<const void*>(shadow<false>), kStageBlock); }
 
 }  // namespace wp

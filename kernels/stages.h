@@ -1,7 +1,7 @@
 // The per-path stage bodies (PathState and ShadowRay are the queue records of kernels/path_queue.h). The wavefront launchers run each over a queue; the megakernel and the
 // CPU loop call them in sequence for one path. Same code, different scheduling.
 #pragma once
-#include "bvh8.h"
+#include "bvh.h"
 #include "film.h"
 #include "filter.h"
 #include "lights.h"
@@ -187,11 +187,10 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     return p;
 }
 
-// extend: closest hit of the path's ray. W: the tree width compiled in (0: the scene's, tested at run time;
-// see intersect_closest).
-template <int W = 0, uint32_t F = kFeaturesAll>
+// extend: closest hit of the path's ray.
+template <uint32_t F = kFeaturesAll>
 WP_HD Hit extend_path(const SceneView& s, const PathState& p) {
-    return intersect_closest<W, F>(s, path_ray(p));
+    return intersect_closest<F>(s, path_ray(p));
 }
 
 // Cycles' "clamp indirect" (RenderParams::clamp_indirect): a contribution scaled so that its largest component is at
@@ -306,10 +305,10 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 }
 
 // shadow: any-hit occlusion; unoccluded light reaches the pixel.
-// kAnyHitWW: occlusion by the while-while traversal (the megakernel's choice, see traverse2 in bvh8.h).
-template <int W = 0, bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
+// kAnyHitWW: occlusion by the while-while traversal (the megakernel's choice, see traverse2 in bvh.h).
+template <bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
 WP_HD void shadow_trace(const SceneView& s, const FilmView& film, const ShadowRay& sh) {
-    if (!occluded<W, kAnyHitWW, F>(s, shadow_ray(sh), sh.tmax)) film_add(film, sh.pixel, sh.contrib);
+    if (!occluded<kAnyHitWW, F>(s, shadow_ray(sh), sh.tmax)) film_add(film, sh.pixel, sh.contrib);
 }
 
 // No per-segment statistics (the megakernel's paths).
@@ -319,12 +318,12 @@ struct NoSegmentStats {
 
 // One segment of a path: extend, shade and the segment's shadow ray. on_segment(depth, has_shadow) sees it; ext and
 // shadow count the rays. Returns whether the path goes on. kAnyHitWW (default true): the shadow ray uses the
-// while-while traversal of the extension ray, so one traversal is inlined, not two (traverse2 in bvh8.h).
-template <int W = 0, bool kAnyHitWW = true, uint32_t F = kFeaturesHost, class OnSegment>
+// while-while traversal of the extension ray, so one traversal is inlined, not two (traverse2 in bvh.h).
+template <bool kAnyHitWW = true, uint32_t F = kFeaturesHost, class OnSegment>
 WP_HD bool path_segment(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                         OnSegment&& on_segment, uint32_t& ext, uint32_t& shadow) {
     const uint32_t depth = p.depth;
-    Hit h = extend_path<W, F>(s, p);
+    Hit h = extend_path<F>(s, p);
     ShadowRay sh;
     bool has_shadow;
     const bool alive = shade_path<F>(s, rp, film, p, h, sh, has_shadow);
@@ -333,7 +332,7 @@ WP_HD bool path_segment(const SceneView& s, const RenderParams& rp, const FilmVi
     if constexpr (has_feature<F>(kFeatLightSampling)) {
         if (has_shadow) {
             shadow++;
-            shadow_trace<W, kAnyHitWW, F>(s, film, sh);
+            shadow_trace<kAnyHitWW, F>(s, film, sh);
         }
     }
     return alive;
@@ -342,19 +341,19 @@ WP_HD bool path_segment(const SceneView& s, const RenderParams& rp, const FilmVi
 // A path from its current state to its end, segment by segment. Returns the rays it traced: extension rays in the
 // low 32 bits, shadow rays in the high 32 bits. The megakernel runs it from the camera (trace_path) on the CPU; the
 // GPU's megakernel and drain run path_segment in the persistent loop of kernels/persistent.h.
-template <int W = 0, bool kAnyHitWW = true, class OnSegment = NoSegmentStats>
+template <bool kAnyHitWW = true, class OnSegment = NoSegmentStats>
 WP_HD uint64_t finish_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p,
                            OnSegment&& on_segment = {}) {
     uint32_t ext = 0, shadow = 0;
-    while (path_segment<W, kAnyHitWW>(s, rp, film, p, on_segment, ext, shadow)) {}
+    while (path_segment<kAnyHitWW>(s, rp, film, p, on_segment, ext, shadow)) {}
     return uint64_t(ext) | (uint64_t(shadow) << 32);
 }
 
 // One whole path: the megakernel's loop body (also used by the CPU backend).
-template <int W = 0, bool kAnyHitWW = true>
+template <bool kAnyHitWW = true>
 WP_HD uint64_t trace_path(const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t index) {
     PathState p = generate_path(s, rp, index);
-    return finish_path<W, kAnyHitWW>(s, rp, film, p, NoSegmentStats{});
+    return finish_path<kAnyHitWW>(s, rp, film, p, NoSegmentStats{});
 }
 
 }  // namespace wp

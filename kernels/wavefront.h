@@ -29,9 +29,9 @@ WP_HD void extend_done(const SceneView& s, const WavefrontQueues& q, uint32_t i,
         q.order_iota[j] = j;
     }
 }
-template <int W = 0, uint32_t F = kFeaturesAll>
+template <uint32_t F = kFeaturesAll>
 WP_HD void extend(const SceneView& s, const WavefrontQueues& q, uint32_t i) {
-    extend_done(s, q, i, intersect_closest<W, F>(s, extend_ray(q, i)));
+    extend_done(s, q, i, intersect_closest<F>(s, extend_ray(q, i)));
 }
 
 // shade: item order[i] (or i): emission, one light sample pushed to the shadow queue, BSDF sample and roulette.
@@ -74,9 +74,8 @@ WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& fil
 
 // shadow: shadow ray j of the queue (the i-th traced is j = ray_order[i] when the rays are sorted: the launchers
 // map it); unoccluded light reaches its pixel.
-template <int W = 0>
 WP_HD void shadow(const SceneView& s, const FilmView& film, const WavefrontQueues& q, uint32_t j) {
-    shadow_trace<W>(s, film, q.shadow.load(j));
+    shadow_trace(s, film, q.shadow.load(j));
 }
 
 // sort_rays: the sort key of path i's ray (kernels/ray_order.h), and the identity the sort carries.
@@ -101,7 +100,6 @@ WP_HD void sort_shadow_key(const SceneView& s, const WavefrontQueues& q, uint32_
 // stage functions). The wavefront's tail: once every camera path is generated and few paths are left, the
 // iterations would cost a launch sequence each for a handful of paths. Counts its segments in the depth
 // histograms as shade and shadow would. Returns the rays traced (as trace_path).
-template <int W = 0>
 WP_HD uint64_t drain(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                      uint32_t i) {
     PathState p = q.paths.load(i);
@@ -109,7 +107,7 @@ WP_HD uint64_t drain(const SceneView& s, const RenderParams& rp, const FilmView&
         if (q.paths_at_depth) histogram_add(q.paths_at_depth, depth_bin(depth));
         if (has_shadow && q.shadow_at_depth) histogram_add(q.shadow_at_depth, depth_bin(depth));
     };
-    return finish_path<W>(s, rp, film, p, stats);
+    return finish_path(s, rp, film, p, stats);
 }
 
 // compact: the i-th live path (q.selected[i], found by the select step) into slot i of the next queue.

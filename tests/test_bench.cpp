@@ -207,8 +207,6 @@ TEST(CliSupport, IgnoredOptionsCountedWithTheirReasons) {
     OptionUse gpu_wf;
     gpu_wf.gpu = gpu_wf.wavefront = true;
     EXPECT_EQ(names(ignored_options(all, gpu_wf)), (std::vector<std::string>{"--threads", "--raycast-spp"}));
-    gpu_wf.bvh_width = 8;  // the persistent extend is the binary tree's
-    EXPECT_EQ(names(ignored_options({"--refill"}, gpu_wf)), (std::vector<std::string>{"--refill"}));
     OptionUse gpu_mk;
     gpu_mk.gpu = gpu_mk.megakernel = gpu_mk.raycast = true;  // bench: the ray-cast pass uses --capacity, --refill
     EXPECT_EQ(names(ignored_options({"--capacity", "--refill", "--drain"}, gpu_mk)),

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 #include "host/accel/bvh_build.h"
-#include "kernels/bvh8.h"
+#include "kernels/bvh.h"
 using namespace wp;
 
 #ifndef WP_SOURCE_DIR

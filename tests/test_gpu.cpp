@@ -382,7 +382,7 @@ TEST(Gpu, SpecialisedKernelsAgreeWithTheGeneralOnes) {
         EXPECT_GT(suma / double(a.rgb.size()), 0.05) << mode_name(m);  // not an empty image
         EXPECT_NEAR(suma, sumb, 1e-4 * sumb) << mode_name(m);
     }
-    std::vector<KernelAttr> sph = gpu_kernel_attrs(2, kFeaturesSpheres), all = gpu_kernel_attrs(2, kFeaturesAll);
+    std::vector<KernelAttr> sph = gpu_kernel_attrs(kFeaturesSpheres), all = gpu_kernel_attrs(kFeaturesAll);
     for (size_t i = 0; i < sph.size(); ++i) {
         std::printf("%-16s registers: spheres %3d, all %3d\n", sph[i].name.c_str(), sph[i].registers, all[i].registers);
         // the kernels that shed features (extend keeps its traversal: ptxas gives the sphere test 55 registers
@@ -403,20 +403,15 @@ TEST(Gpu, SpecialisedKernelsAgreeWithTheGeneralOnes) {
 // The bench's GPU parts: kernel attributes and the ray-cast-only pass against the CPU's.
 TEST(Gpu, KernelAttributesAndRaycastPass) {
     REQUIRE_GPU();
-    std::vector<KernelAttr> ks = gpu_kernel_attrs(2);
-    // megakernel, generate, extend (binary tree: the persistent instance), shade, shadow, compact, diffuse_bounce,
-    // drain, aov, sort_rays
+    std::vector<KernelAttr> ks = gpu_kernel_attrs();
+    // megakernel, generate, extend (the persistent instance), shade, shadow, compact, diffuse_bounce, drain, aov,
+    // sort_rays
     ASSERT_EQ(ks.size(), 10u);
-    std::vector<KernelAttr> wide = gpu_kernel_attrs(8);
-    ASSERT_EQ(wide.size(), 10u);
     EXPECT_EQ(ks[9].name, "sort_rays");
     EXPECT_EQ(ks[8].name, "aov");
     EXPECT_EQ(ks[7].name, "drain");
-    // one traversal compiled into each instance: the binary tree's needs no more than the wide one's stack
-    // (64 node indices against 32 node groups of 8 bytes), and neither carries both
     EXPECT_EQ(ks[2].name, "extend");
     EXPECT_LE(ks[2].local_bytes, 512u) << "binary-tree extend";  // while-while: 8-byte entries (node or leaf range)
-    EXPECT_LE(wide[2].local_bytes, 256u) << "wide-tree extend";
     for (const KernelAttr& k : ks) {
         std::printf("%-16s regs %3d local %4zu B  blocks/SM %2d  occupancy %.0f%%\n", k.name.c_str(), k.registers,
                     k.local_bytes, k.blocks_per_sm, 100 * k.occupancy);

@@ -4,7 +4,7 @@
 #include "host/scene/render_limits.h"
 #include "host/scene/scene_json.h"
 #include "kernels/aov.h"
-#include "kernels/bvh8.h"
+#include "kernels/bvh.h"
 #include "kernels/filter.h"
 #include "kernels/stages.h"
 #include "tests/cornell_scene.h"
@@ -132,7 +132,6 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     EXPECT_EQ(rt.data.features(), kFeatSpheres | kFeatConductor | kFeatDielectric);
     EXPECT_EQ(render_features(rt.data.view(), rt.params), rt.data.features());  // light sampling off in the scene
     EXPECT_EQ(feature_set_for(rt.data.features()), kFeaturesSpheres);
-    EXPECT_EQ(compiled_feature_set(8, rt.data.features()), kFeaturesAll);  // the wide tree: general kernels only
     LoadedScene cb = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
     const uint32_t fc = render_features(cb.data.view(), cb.params);
     EXPECT_TRUE(fc & kFeatTriangles);
@@ -164,8 +163,8 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     uint32_t ext_a = 0, ext_b = 0, sh_a = 0, sh_b = 0;
     for (uint64_t i = 0; i < uint64_t(rp.num_pixels()) * rp.spp; ++i) {
         PathState pa = generate_path(s, rp, i), pb = pa;
-        while (path_segment<2, true, kFeaturesSpheres>(s, rp, fa, pa, NoSegmentStats{}, ext_a, sh_a)) {}
-        while (path_segment<2, true, kFeaturesAll>(s, rp, fb, pb, NoSegmentStats{}, ext_b, sh_b)) {}
+        while (path_segment<true, kFeaturesSpheres>(s, rp, fa, pa, NoSegmentStats{}, ext_a, sh_a)) {}
+        while (path_segment<true, kFeaturesAll>(s, rp, fb, pb, NoSegmentStats{}, ext_b, sh_b)) {}
     }
     EXPECT_EQ(ext_a, ext_b);
     EXPECT_GT(ext_a, uint32_t(rp.num_pixels()) * rp.spp);  // bounces beyond the camera rays

@@ -18,7 +18,7 @@
 #include "host/scene/mesh_ply.h"
 #include "host/scene/scene_build.h"
 #include "host/scene/scene_json.h"
-#include "kernels/bvh8.h"
+#include "kernels/bvh.h"
 using namespace wp;
 
 #ifndef WP_SOURCE_DIR
@@ -255,17 +255,16 @@ void check_mesh(const std::vector<Tri>& tris, int min_hits) {
     EXPECT_GT(compare_trees(plain, split, rays_around(tris, 20000, 7)), min_hits);
 }
 
-// The tree's build options of a width, spatial splits on or off (the WP_BVH_WIDTH and WP_BVH_SPLITS knobs).
-SceneBuildOptions tree(int width, bool splits) {
+// The tree's build options, spatial splits on or off (the WP_BVH_SPLITS knob).
+SceneBuildOptions tree(bool splits) {
     SceneBuildOptions o;
-    o.width = width;
     o.spatial_splits = splits;
     return o;
 }
 
-LoadOptions load_tree(int width, bool splits) {
+LoadOptions load_tree(bool splits) {
     LoadOptions lo;
-    lo.build = tree(width, splits);
+    lo.build = tree(splits);
     return lo;
 }
 
@@ -366,7 +365,7 @@ TEST(SBVH, StanfordDragonMatchesPlainTree) {
 
 // SceneBuilder with spatial splits (WP_BVH_SPLITS=1): emissive long triangles that get split keep one light each,
 // the light table equals the one built without splits, every slot of a light's triangle names that light, attribute
-// records are shared, and rays see the same scene (binary and 8-wide trees).
+// records are shared, and rays see the same scene.
 TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
     std::vector<Tri> tris = thin_soup(1500, 6);
     auto make = [&](const SceneBuildOptions& o) {
@@ -389,12 +388,11 @@ TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
         b.quad(vec3(-12, 12, -12), vec3(24, 0, 0), vec3(0, 0, 24), m, vec3(0.25f), true);
         return b.build(o);
     };
-    const SceneData d0 = make(tree(2, false)), d1 = make(tree(2, true)), d8 = make(tree(8, true));
+    const SceneData d0 = make(tree(false)), d1 = make(tree(true));
     const size_t n = tris.size() + 2;
     ASSERT_EQ(d0.info.size(), n);
     ASSERT_GT(d1.info.size(), n) << "no spatial split";
-    ASSERT_GT(d8.info.size(), n);
-    for (const SceneData* d : {&d1, &d8}) {
+    for (const SceneData* d : {&d1}) {
         EXPECT_EQ(d->geom.size(), 3 * d->info.size());
         EXPECT_EQ(d->attr.size(), d0.attr.size()) << "attribute records duplicated";
         ASSERT_EQ(d->lights.size(), d0.lights.size());
@@ -444,17 +442,14 @@ TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
     }
     // rays: same distance and the same geometry record as the plain scene
     std::vector<Ray> rays = rays_around(tris, 5000, 13);
-    SceneView v0 = d0.view(), v1 = d1.view(), v8 = d8.view();
-    ASSERT_NE(v8.nodes8, nullptr);
+    SceneView v0 = d0.view(), v1 = d1.view();
     int hits = 0;
     for (const Ray& r : rays) {
-        Hit h0 = intersect_closest(v0, r), h1 = intersect_closest(v1, r), h8 = intersect_closest(v8, r);
+        Hit h0 = intersect_closest(v0, r), h1 = intersect_closest(v1, r);
         ASSERT_EQ(h0.prim == kInvalid, h1.prim == kInvalid);
-        ASSERT_EQ(h0.prim == kInvalid, h8.prim == kInvalid);
         if (h0.prim == kInvalid) continue;
         ++hits;
         EXPECT_EQ(h0.t, h1.t);
-        EXPECT_EQ(h0.t, h8.t);
         EXPECT_EQ(d0.info[h0.prim].z == kInvalid, d1.info[h1.prim].z == kInvalid);
     }
     EXPECT_GT(hits, 1000);
@@ -462,7 +457,7 @@ TEST(SBVH, SceneBuilderSplitEmitterHasOneLight) {
 
 // Timing and counts on Sponza, split vs plain (not part of the suite: --gtest_also_run_disabled_tests).
 TEST(SBVH, DISABLED_SponzaStats) {
-    LoadedScene ls = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json", load_tree(2, false));
+    LoadedScene ls = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json", load_tree(false));
     const SceneData& d = ls.data;
     std::vector<Tri> tris;
     std::vector<AABB> boxes;
@@ -490,7 +485,7 @@ TEST(SBVH, DISABLED_SponzaStats) {
     // whole SceneBuilder path with the knob
     for (const char* v : {"0", "1"}) {
         auto t0 = std::chrono::steady_clock::now();
-        LoadedScene l2 = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json", load_tree(2, v[0] == '1'));
+        LoadedScene l2 = load_scene_json(std::string(WP_SOURCE_DIR) + "/scenes/sponza.json", load_tree(v[0] == '1'));
         double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("  load_scene_json WP_BVH_SPLITS=%s: %zu slots, %zu nodes, %zu lights, %.2f s\n", v,
                     l2.data.info.size(), l2.data.nodes.size(), l2.data.lights.size(), sec);
@@ -555,14 +550,11 @@ TEST(SBVH, BuildIsDeterministicForAnyThreadCount) {
 // The tree's memory forecast from the per-primitive sizes of what SceneBuilder::build and build_bvh allocate
 // (bvh_memory_forecast): spatial splits at their reference budget (2 per primitive by default).
 TEST(SceneBuild, MemoryForecastArithmetic) {
-    BVHBuildPlan plan;  // spatial splits, growth 2, binary tree
+    BVHBuildPlan plan;  // spatial splits, growth 2
     // while building: boxes 24 + triangles 36 + two generations of references 2 x 2 x 28 x 2 + nodes reserved,
     // grown to the references and the subtrees' own 64 x (1 + 2) + 68 + order 4 x 2, per primitive
     EXPECT_EQ(bvh_memory_forecast(1000, 0, plan), 1000u * (24 + 36 + 224 + 260 + 8));
     EXPECT_EQ(bvh_memory_forecast(2000, 0, plan), 2 * bvh_memory_forecast(1000, 0, plan));
-    plan.width = 8;  // and the references' clipped boxes for the collapse, 24 x 2
-    EXPECT_EQ(bvh_memory_forecast(1000, 0, plan), 1000u * (24 + 36 + 224 + 260 + 8 + 48));
-    plan.width = 2;
     plan.spatial_splits = false;  // after the build: boxes 24 + nodes 64 + order 4 + geometry and info 64
     EXPECT_EQ(bvh_memory_forecast(1000, 0, plan), 1000u * (24 + 64 + 4 + 64));
     EXPECT_EQ(bvh_memory_forecast(1000, 500, plan), 1000u * (24 + 64 + 4 + 64) + 500u * 64);  // corner attributes

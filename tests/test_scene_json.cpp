@@ -70,7 +70,7 @@ TEST(SceneJson, SphereScenesGetLeavesOfOne) {
         return m;
     };
     LoadedScene rtiow = load_scene_json(wp_test::source_dir() + "/scenes/rtiow.json");
-    ASSERT_FALSE(rtiow.data.nodes.empty()) << "the binary tree (WP_BVH_WIDTH unset)";
+    ASSERT_FALSE(rtiow.data.nodes.empty());
     EXPECT_EQ(largest_leaf(rtiow.data), 1u);
     LoadedScene cornell = load_scene_json(wp_test::source_dir() + "/scenes/cornell-box.json");
     ASSERT_FALSE(cornell.data.nodes.empty());

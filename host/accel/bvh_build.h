@@ -25,14 +25,6 @@ struct AABB {
     bool valid() const { return lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z; }
 };
 
-// Width of the scene's tree (SceneBuilder::build; SceneBuildOptions::width, the environment's WP_BVH_WIDTH=2 or 8,
-// overrides).
-// 2: the 8-wide tree (quantisation-aware collapse, spatial splits, binary leaves of 2 on big scenes) renders 4-5%
-// faster over the benchmark set by geometric mean, but loses RTIOW (4% wavefront, 10% megakernel) and first-hit
-// rays on Sponza (3.94 -> 2.77 Grays/s), RTIOW and the dragon, which the traversal targets measure:
-// profiling/LOG.md entry 14.
-constexpr int kDefaultBVHWidth = 2;
-
 // SceneBuilder's BVHBuildOptions::split_beta: a node tries a spatial split only where its best object split's
 // children overlap by more than 0.2 of the node's own area (as well as split_alpha of the root's). Spatial binning
 // in nodes whose children barely overlap was most of the build and rarely won: the glTF sphere field's 1.04M

@@ -13,7 +13,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-#include "host/accel/bvh8_build.h"
 #include "host/scene/scene_json.h"
 
 namespace wp {
@@ -183,9 +182,8 @@ struct Bench {
     const RenderOptions& ropt;
     Backend be = Backend::Cpu;
     bool gpu = false;
-    std::string dev;               // the GPU's name, when one is present
-    int width = 2;                 // the BVH's width: the tracing kernels' template argument
-    std::vector<PtxasKernel> ptx;  // ptxas's report: every instance of every kernel
+    std::string dev;                                            // the GPU's name, when one is present
+    std::vector<PtxasKernel> ptx;                               // ptxas's report: every instance of every kernel
     std::map<uint32_t, std::map<std::string, KernelAttr>> occ;  // the runtime's occupancy, by feature set, by kernel
     explicit Bench(const BenchOptions& opts) : o(opts), ropt(opts.settings.options) {}
 };
@@ -235,7 +233,6 @@ json bench_header(const Bench& b) {
 
 // Reads ptxas's build-time report (every instance of every kernel) into the bench and the document.
 void read_kernel_resources(Bench& b, json& doc) {
-    b.width = b.o.settings.load.build.width;
     std::string rpath = b.o.resources_path.empty() ? default_resources_path() : b.o.resources_path;
     if (!rpath.empty()) {
         std::ifstream f(rpath);
@@ -260,8 +257,7 @@ void read_kernel_resources(Bench& b, json& doc) {
         rpath.empty() ? std::string("none (no kernel_resources.txt beside the binary)") : rpath;
 }
 
-// The instance of a kernel that a render launches: the tracing kernels are templates on the tree width
-// (mangled "10megakernelILi2E..."), extend on the binary tree also on persistence ("6extendILi2ELb1E": refill
+// The instance of a kernel that a render launches: extend is a template on persistence ("6extendILb1E": refill
 // on), and megakernel, extend, shade and drain on the feature set ("Lj14E": kernels/features.h).
 const PtxasKernel* ptx_instance(const Bench& b, const std::string& name, uint32_t set) {
     const bool refill_on = b.o.settings.options.refill > 0;
@@ -270,11 +266,7 @@ const PtxasKernel* ptx_instance(const Bench& b, const std::string& name, uint32_
     for (const PtxasKernel& k : b.ptx) {
         if (k.name != name) continue;
         const std::string own = std::to_string(k.name.size()) + k.name + "I";
-        if (k.mangled.find(own) != std::string::npos &&
-            k.mangled.find(own + "Li" + std::to_string(b.width) + "E") == std::string::npos &&
-            k.mangled.find(own + "Lj") == std::string::npos)
-            continue;  // another tree width
-        if (name == "extend" && b.width == 2 && k.mangled.find(own) != std::string::npos &&
+        if (name == "extend" && k.mangled.find(own) != std::string::npos &&
             k.mangled.find(refill_on ? "Lb1E" : "Lb0E") == std::string::npos)
             continue;
         if (per_set && k.mangled.find(own) != std::string::npos && k.mangled.find(set_arg) == std::string::npos)
@@ -288,7 +280,7 @@ const PtxasKernel* ptx_instance(const Bench& b, const std::string& name, uint32_
 const KernelAttr* occupancy_of(Bench& b, const std::string& name, uint32_t set) {
     if (!b.gpu) return nullptr;
     if (!b.occ.count(set))
-        for (const KernelAttr& a : gpu_kernel_attrs(b.width, set)) b.occ[set][a.name] = a;
+        for (const KernelAttr& a : gpu_kernel_attrs(set)) b.occ[set][a.name] = a;
     auto it = b.occ[set].find(name);
     return it == b.occ[set].end() ? nullptr : &it->second;
 }
@@ -401,7 +393,7 @@ json mode_figures(const Bench& b, const ModeRuns& r, Mode m) {
     jm["queue_capacity"] = last.capacity;
     jm["drain_below"] = m == Mode::Wavefront ? b.ropt.drain_below : 0u;
     jm["drained_paths"] = last.drained;
-    jm["refill"] = b.gpu && b.width == 2 ? b.ropt.refill : 0u;
+    jm["refill"] = b.gpu ? b.ropt.refill : 0u;
     jm["iterations"] = last.iterations.size();
     jm["sorted_shading"] = last.sorted;
     jm["push_compaction"] = b.ropt.push_compaction;
@@ -854,7 +846,6 @@ int run_bench_command(BenchCall& c) {
         use.wavefront = std::find(c.bo.modes.begin(), c.bo.modes.end(), Mode::Wavefront) != c.bo.modes.end();
         use.megakernel = std::find(c.bo.modes.begin(), c.bo.modes.end(), Mode::Megakernel) != c.bo.modes.end();
         use.raycast = c.bo.raycast;
-        use.bvh_width = c.bo.settings.load.build.width;
         use.wavefront_hint = "--modes wavefront";
         std::string what = std::string("this bench (") + (cpu ? "cpu" : "gpu") + ", --modes " + c.modes +
                            (c.bo.raycast ? "" : ", --no-raycast") + ")";

@@ -249,8 +249,6 @@ std::vector<IgnoredOption> ignored_options(const std::vector<std::string>& given
                 why = "GPU backend only; this runs on the cpu";
             else if (!u.wavefront && !u.raycast)
                 why = wf;
-            else if (u.bvh_width != 2)
-                why = "binary tree only (its persistent extend kernel); the tree is 8 wide here (WP_BVH_WIDTH=8)";
         } else if (o == "--general-kernels" || o == "--no-kernel-timing") {
             if (!u.gpu) why = "GPU backend only; this runs on the cpu";
         } else if (o == "--threads") {
@@ -340,7 +338,6 @@ SceneBuildOptions build_options_from_env() {
     auto real = [](const char* name, std::optional<float>& to) {
         if (const char* e = std::getenv(name)) to = float(std::atof(e));
     };
-    if (const char* e = std::getenv("WP_BVH_WIDTH")) o.width = std::atoi(e) == 2 ? 2 : 8;
     if (const char* e = std::getenv("WP_BVH_SPLITS")) o.spatial_splits = std::atoi(e) != 0;
     integer("WP_BVH_BINS", o.bins);
     integer("WP_BVH_MAX_LEAF", o.max_leaf);
@@ -352,8 +349,6 @@ SceneBuildOptions build_options_from_env() {
     real("WP_BVH_SPLIT_GAMMA", o.split_gamma);
     integer("WP_BVH_SPLIT_BINS", o.split_bins);
     integer("WP_BVH_THREADS", o.threads);
-    if (const char* e = std::getenv("WP_BVH8_COLLAPSE")) o.bvh8_sah_collapse = std::string(e) != "greedy";
-    real("WP_BVH8_PRIM_COST", o.bvh8_prim_cost);
     // the memory the tree may take, asked as its build starts (after the parse, whose arrays are then resident)
     o.memory_available = [] { return host_memory().available; };
     const HostMemory hm = host_memory();
@@ -366,8 +361,6 @@ LoadOptions load_options_from_env() {
     lo.build = build_options_from_env();
     return lo;
 }
-
-int configured_bvh_width() { return build_options_from_env().width; }
 
 std::string bytes_text(uint64_t b) {
     char s[32];

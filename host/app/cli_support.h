@@ -57,7 +57,6 @@ struct OptionUse {
     bool gpu = false;
     bool wavefront = false, megakernel = false;       // the schedules that run
     bool raycast = false;                             // bench: the ray-cast-only pass (it has wavefront queues)
-    int bvh_width = 2;                                // the tree (WP_BVH_WIDTH): the persistent extend is the binary's
     std::string wavefront_hint = "--mode wavefront";  // the option that runs the wavefront ("--modes ..." in bench)
 };
 // An option given that does nothing where it is given, and why.
@@ -83,14 +82,12 @@ struct HostMemory {
 HostMemory host_memory();
 
 // The scene loads' options from the environment, read once by the command layer: the tree's experiment knobs
-// (WP_BVH_WIDTH, WP_BVH_SPLITS, WP_BVH_BINS, WP_BVH_MAX_LEAF, WP_BVH_SPLIT_ALPHA, WP_BVH_SPLIT_GROWTH,
-// WP_BVH_OPTIMIZE, WP_BVH_SPLIT_MIN_REFS, WP_BVH_SPLIT_BETA, WP_BVH_SPLIT_GAMMA, WP_BVH_SPLIT_BINS, WP_BVH_THREADS,
-// WP_BVH8_COLLAPSE, WP_BVH8_PRIM_COST; SceneBuildOptions says what each sets) and the build's memory check against
+// (WP_BVH_SPLITS, WP_BVH_BINS, WP_BVH_MAX_LEAF, WP_BVH_SPLIT_ALPHA, WP_BVH_SPLIT_GROWTH, WP_BVH_OPTIMIZE,
+// WP_BVH_SPLIT_MIN_REFS, WP_BVH_SPLIT_BETA, WP_BVH_SPLIT_GAMMA, WP_BVH_SPLIT_BINS, WP_BVH_THREADS;
+// SceneBuildOptions says what each sets) and the build's memory check against
 // host_memory() (WP_HOST_MEMORY_LIMIT honoured).
 SceneBuildOptions build_options_from_env();
 LoadOptions load_options_from_env();
-// The tree width of build_options_from_env: 2 (kDefaultBVHWidth) or, with WP_BVH_WIDTH other than 2, 8.
-int configured_bvh_width();
 uint64_t process_resident_bytes();  // now (/proc/self/statm)
 uint64_t process_peak_bytes();      // the most so far (getrusage)
 // "1.5 GiB", "320.0 MiB", "12.0 KiB"

@@ -589,7 +589,6 @@ int choose_backend(const RenderCall& c, RenderRun& r) {
     use.gpu = r.be == Backend::Gpu;
     use.wavefront = std::find(r.modes.begin(), r.modes.end(), Mode::Wavefront) != r.modes.end();
     use.megakernel = std::find(r.modes.begin(), r.modes.end(), Mode::Megakernel) != r.modes.end();
-    use.bvh_width = r.rs.load.build.width;
     const std::string what = std::string("this render (") + (use.gpu ? "gpu " : "cpu ") +
                              (r.both ? "wavefront and megakernel" : mode_name(r.modes[0])) + ")";
     std::fputs(ignored_options_text(ignored_options(c.given, use), what).c_str(), stderr);

@@ -70,9 +70,6 @@ void hash_item(Hash& h, const U4& v) { h.word(v.x), h.word(v.y), h.word(v.z), h.
 void hash_item(Hash& h, const BVHNode& n) {
     hash_item(h, n.a), hash_item(h, n.b), hash_item(h, n.c), hash_item(h, n.d);
 }
-void hash_item(Hash& h, const BVH8Node& n) {
-    hash_item(h, n.n0), hash_item(h, n.n1), hash_item(h, n.n2), hash_item(h, n.n3), hash_item(h, n.n4);
-}
 void hash_item(Hash& h, const LambertData& m) { h.v3(m.albedo), h.word(m.albedo_tex); }
 void hash_item(Hash& h, const ConductorData& m) {
     h.v3(m.color), h.f(m.alpha), h.v3(m.eta), h.word(m.use_complex_ior), h.v3(m.k);

@@ -170,9 +170,9 @@ TraversalFigures count_traversal(const SceneData& scene, const RenderParams& rp,
                                  unsigned threads = 0);
 RaycastStats raycast_gpu(const SceneData& scene, const RenderParams& rp, const RenderOptions& opt = {});
 
-// Every wavepath kernel on the current GPU; empty without a GPU. The tracing kernels (megakernel, extend, shadow)
-// are compiled once per tree width: bvh_width (2 or 8) picks the instances reported.
-std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width, uint32_t feature_set = kFeaturesAll);
+// Every wavepath kernel on the current GPU; empty without a GPU. feature_set picks the instances reported of the
+// kernels compiled per feature set (kernels/features.h).
+std::vector<KernelAttr> gpu_kernel_attrs(uint32_t feature_set = kFeaturesAll);
 
 inline Image render(Backend b, const SceneData& scene, const RenderParams& rp, Mode mode, const RenderOptions& opt = {},
                     RenderStats* stats = nullptr) {

@@ -332,7 +332,7 @@ TraversalFigures count_traversal(const SceneData& scene, const RenderParams& rp_
                                  unsigned threads) {
     TraversalFigures f;
     const SceneView s = scene.view();
-    if (!s.nodes) return f;  // the wide tree: not counted
+    if (!s.nodes) return f;  // no tree: nothing counted
     const RenderParams rp = rp_in.prepared();
     const uint64_t total = uint64_t(rp.num_pixels()) * rp.spp;
     const uint64_t stride = std::max<uint64_t>(1, total / std::max<uint64_t>(max_rays, 1));

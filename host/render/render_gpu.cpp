@@ -272,7 +272,7 @@ public:
         s_.features = opt.general_kernels
                           ? kFeaturesGeneral | (s_.features & (kFeatLayered | kFeatDiffuseTransmission))
                           : render_features(s_, rp);
-        st_.feature_set = feature_set_name(compiled_feature_set(s_.nodes8 ? 8 : 2, s_.features));
+        st_.feature_set = feature_set_name(feature_set_for(s_.features));
         film_ = make_film(rp.film_pixels(), A_);
         WP_CUDA(cudaDeviceSynchronize());
         frame_start_ = FrameStart{t0_.e, stream_.s};  // recorded by the first run once the setup below is queued
@@ -584,18 +584,12 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
     return st;
 }
 
-std::vector<KernelAttr> gpu_kernel_attrs(int bvh_width, uint32_t feature_set) {
+std::vector<KernelAttr> gpu_kernel_attrs(uint32_t feature_set) {
     if (!gpu_available()) return {};
-    const uint32_t set = compiled_feature_set(bvh_width, feature_set);
-    return {attr_megakernel(bvh_width, set),
-            attr_generate(),
-            attr_extend(bvh_width, RenderOptions::kDefaultRefill, set),
-            attr_shade(set),
-            attr_shadow(bvh_width),
-            attr_compact(),
-            attr_diffuse_bounce(),
-            attr_drain(bvh_width, set),
-            attr_aov(),
+    const uint32_t set = feature_set_for(feature_set);
+    return {attr_megakernel(set),  attr_generate(), attr_extend(RenderOptions::kDefaultRefill, set),
+            attr_shade(set),       attr_shadow(),   attr_compact(),
+            attr_diffuse_bounce(), attr_drain(set), attr_aov(),
             attr_sort_rays()};
 }
 

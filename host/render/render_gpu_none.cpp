@@ -14,6 +14,6 @@ Image render_gpu(const SceneData&, const RenderParams&, Mode, const RenderOption
 RaycastStats raycast_gpu(const SceneData&, const RenderParams&, const RenderOptions&) {
     throw std::runtime_error("wavepath was built without CUDA: no GPU backend");
 }
-std::vector<KernelAttr> gpu_kernel_attrs(int, uint32_t) { return {}; }
+std::vector<KernelAttr> gpu_kernel_attrs(uint32_t) { return {}; }
 
 }  // namespace wp

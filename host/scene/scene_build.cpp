@@ -264,11 +264,6 @@ BVHBuildOptions tree_options(const SceneBuildOptions& o, size_t n, bool all_sphe
     if (n > 0 && all_spheres) bo.max_leaf = 1;
     // Spatial splits (SBVH) are on unless WP_BVH_SPLITS=0.
     bo.spatial_splits = o.spatial_splits.value_or(true);
-    // The wide tree is best collapsed from binary leaves of 1: its SAH collapse regroups them into leaves of up to 3
-    // itself (Cornell 19.1 -> 17.1 ms, RTIOW and the dragon 1-5% faster, Sponza equal: LOG.md entry 9). With spatial
-    // splits, leaves of 1 spend the whole reference budget on Sponza for no gain; leaves of 2 make it 13% faster
-    // (172.2 -> 149.1 ms, LOG.md entry 12); small scenes keep 1.
-    if (o.width == 8) bo.max_leaf = bo.spatial_splits && n >= 1024 ? 2 : 1;
     // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF.
     if (o.bins) bo.bins = std::max(2, std::min(256, *o.bins));
     if (o.max_leaf) bo.max_leaf = uint32_t(std::max(1, std::min(16, *o.max_leaf)));
@@ -287,8 +282,8 @@ BVHBuildOptions tree_options(const SceneBuildOptions& o, size_t n, bool all_sphe
     // 16 planes per axis for spatial splits (LOG.md entry 56)
     bo.split_bins = o.split_bins ? std::max(0, std::min(256, *o.split_bins)) : kDefaultSplitBins;
     if (o.threads) bo.threads = std::max(1, *o.threads);
-    // the wide tree's collapse reads the references' clipped boxes; the binary tree does not
-    bo.ref_boxes = o.width == 8;
+    // the references' clipped boxes: not read by the scene's tree
+    bo.ref_boxes = false;
     return bo;
 }
 
@@ -370,19 +365,16 @@ uint64_t bvh_memory_forecast(uint64_t n, uint64_t with_attr, const BVHBuildPlan&
     // nodes and order until appended to their parent's.
     const uint64_t nodes = 64 * refs, order = 4 * refs;
     const uint64_t nodes_building = splits ? 64 * (refs + extra) + (64 + 4) * n : nodes;
-    const uint64_t ref_boxes = plan.width == 8 ? 24 * refs : 0;  // clipped boxes for the collapse
-    const uint64_t slots = (48 + 16) * refs + 64 * with_attr;    // geometry and info per slot, corner attributes
-    const uint64_t dup = refs != n ? 8 * n : 0;                  // lights and attributes of split primitives
-    // The wide tree's collapse: leaf boxes, its nodes (80 B, fewer than the binary's) and the order's two copies.
-    const uint64_t wide = plan.width == 8 ? 24 * refs + 80 * (refs / 2 + 1) + 8 * refs : 0;
+    const uint64_t slots = (48 + 16) * refs + 64 * with_attr;  // geometry and info per slot, corner attributes
+    const uint64_t dup = refs != n ? 8 * n : 0;                // lights and attributes of split primitives
     // Peak: the build's buffers while the tree is made, or the tree with the slot arrays after it.
-    const uint64_t during = boxes + tris + build_refs + nodes_building + order + ref_boxes;
-    const uint64_t after = boxes + nodes + order + std::max(wide, slots + dup);
+    const uint64_t during = boxes + tris + build_refs + nodes_building + order;
+    const uint64_t after = boxes + nodes + order + slots + dup;
     const uint64_t peak = std::max(during, after);
     if (what)
         *what = std::to_string(refs) + " references at most, peak " + (during >= after ? "while building" : "after") +
-                ": boxes " + mib_text(boxes) + ", references " + mib_text(build_refs + tris + ref_boxes) + ", nodes " +
-                mib_text((during >= after ? nodes_building : nodes) + order + (during >= after ? 0 : wide)) +
+                ": boxes " + mib_text(boxes) + ", references " + mib_text(build_refs + tris) + ", nodes " +
+                mib_text((during >= after ? nodes_building : nodes) + order) +
                 (during >= after ? std::string() : ", per-slot arrays " + mib_text(slots + dup));
     return peak;
 }
@@ -413,7 +405,6 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, BVHBuildOptions&
     BVHBuildPlan plan;
     plan.spatial_splits = bo.spatial_splits;
     plan.split_max_growth = bo.split_max_growth;
-    plan.width = o.width;
     std::string what;
     // (the scene's other arrays are copied into the result as the build starts)
     const uint64_t forecast = bvh_memory_forecast(prims_.size(), attrs_.size(), plan, &what) + table_bytes(data_);
@@ -446,10 +437,9 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, BVHBuildOptions&
     return bvh_memory_forecast(prims_.size(), attrs_.size(), plan) + table_bytes(data_);
 }
 
-// The binary tree over `boxes` (and its collapse to 8 wide when o.width is 8) into d; returns the leaf slots' order.
+// The binary tree over `boxes` into d; returns the leaf slots' order.
 std::vector<uint32_t> SceneBuilder::build_tree(SceneData& d, const std::vector<AABB>& boxes, BVHBuildOptions bo,
                                                const SceneBuildOptions& o) const {
-    const int width = o.width;
     // Spatial splits (SBVH; on by default: tree_options): Sponza's wavefront 22% faster, its first-hit and
     // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
     // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in
@@ -473,23 +463,7 @@ std::vector<uint32_t> SceneBuilder::build_tree(SceneData& d, const std::vector<A
     d.bvh_stats.primitives = d.num_primitives;
     d.bvh_stats.references = slots;
     d.bvh_stats.sah_cost = bvh_sah_cost(bvh.nodes, bo.traversal_cost);
-    if (width == 8 && !bvh.nodes.empty()) {
-        // Each slot's box: the reference's clipped box when the builder made one (spatial splits), else the
-        // primitive's box.
-        std::vector<AABB> leaf_boxes(slots);
-        for (size_t j = 0; j < slots; ++j)
-            leaf_boxes[j] = bvh.ref_boxes.empty() ? boxes[bvh.order[j]] : bvh.ref_boxes[j];
-        BVH8BuildOptions o8;  // experiment knobs (LOG.md entries 9, 14): WP_BVH8_COLLAPSE=greedy, WP_BVH8_PRIM_COST
-        if (o.bvh8_sah_collapse) o8.sah_collapse = *o.bvh8_sah_collapse;
-        if (o.bvh8_prim_cost) o8.prim_cost = std::max(0.01f, *o.bvh8_prim_cost);
-        BVH8Build b8 = build_bvh8(bvh.nodes, leaf_boxes, o8);
-        std::vector<uint32_t> order(b8.order.size());
-        for (size_t j = 0; j < order.size(); ++j) order[j] = bvh.order[b8.order[j]];
-        bvh.order = std::move(order);
-        d.nodes8 = std::move(b8.nodes);
-    } else {
-        d.nodes = std::move(bvh.nodes);
-    }
+    d.nodes = std::move(bvh.nodes);
     return std::move(bvh.order);
 }
 

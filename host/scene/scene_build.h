@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-#include "host/accel/bvh8_build.h"
+#include "host/accel/bvh_build.h"
 #include "kernels/scene_tables.h"
 #include "kernels/scene_view.h"
 
@@ -17,7 +17,7 @@ struct BVHBuildStats {
     uint32_t primitives = 0;                  // given to the builder
     size_t references = 0;                    // leaf slots: more than primitives with spatial splits
     double seconds = 0.0, cpu_seconds = 0.0;  // wall clock, and this process's CPU time (all threads)
-    double sah_cost = 0.0;                    // bvh_sah_cost of the binary tree (before a collapse to 8 wide)
+    double sah_cost = 0.0;                    // bvh_sah_cost of the binary tree
     uint64_t forecast_bytes = 0;              // bvh_memory_forecast before the build
     // The build's measured peak over the resident memory before it (0 when it stayed below the process's earlier
     // peak, e.g. the parse's): what the forecast is checked against.
@@ -28,20 +28,17 @@ struct BVHBuildStats {
 // once by the command layer (host/app: build_options_from_env) and passed down through LoadOptions to
 // SceneBuilder::build. An unset knob is the builder's choice for the scene (SceneBuilder::build says which).
 struct SceneBuildOptions {
-    int width = kDefaultBVHWidth;           // WP_BVH_WIDTH: 2 or 8
-    std::optional<bool> spatial_splits;     // WP_BVH_SPLITS (on unless 0)
-    std::optional<int> bins;                // WP_BVH_BINS: object-split bins, 2 to 256
-    std::optional<int> max_leaf;            // WP_BVH_MAX_LEAF: 1 to 16
-    std::optional<float> split_alpha;       // WP_BVH_SPLIT_ALPHA (BVHBuildOptions::split_alpha)
-    std::optional<float> split_growth;      // WP_BVH_SPLIT_GROWTH: split_max_growth, 1 to 8
-    std::optional<int> optimize_batches;    // WP_BVH_OPTIMIZE: reinsertion batches (0: off)
-    std::optional<int> split_min_refs;      // WP_BVH_SPLIT_MIN_REFS
-    std::optional<float> split_beta;        // WP_BVH_SPLIT_BETA (default kDefaultSplitBeta)
-    std::optional<float> split_gamma;       // WP_BVH_SPLIT_GAMMA (default kDefaultSplitGamma)
-    std::optional<int> split_bins;          // WP_BVH_SPLIT_BINS: 0 to 256 (default kDefaultSplitBins)
-    std::optional<int> threads;             // WP_BVH_THREADS (default: the machine's cores)
-    std::optional<bool> bvh8_sah_collapse;  // WP_BVH8_COLLAPSE=greedy: false
-    std::optional<float> bvh8_prim_cost;    // WP_BVH8_PRIM_COST
+    std::optional<bool> spatial_splits;   // WP_BVH_SPLITS (on unless 0)
+    std::optional<int> bins;              // WP_BVH_BINS: object-split bins, 2 to 256
+    std::optional<int> max_leaf;          // WP_BVH_MAX_LEAF: 1 to 16
+    std::optional<float> split_alpha;     // WP_BVH_SPLIT_ALPHA (BVHBuildOptions::split_alpha)
+    std::optional<float> split_growth;    // WP_BVH_SPLIT_GROWTH: split_max_growth, 1 to 8
+    std::optional<int> optimize_batches;  // WP_BVH_OPTIMIZE: reinsertion batches (0: off)
+    std::optional<int> split_min_refs;    // WP_BVH_SPLIT_MIN_REFS
+    std::optional<float> split_beta;      // WP_BVH_SPLIT_BETA (default kDefaultSplitBeta)
+    std::optional<float> split_gamma;     // WP_BVH_SPLIT_GAMMA (default kDefaultSplitGamma)
+    std::optional<int> split_bins;        // WP_BVH_SPLIT_BINS: 0 to 256 (default kDefaultSplitBins)
+    std::optional<int> threads;           // WP_BVH_THREADS (default: the machine's cores)
     // Host memory the build may take, asked just before it (empty: no check), and how to name it in the message
     // ("available", "available under WP_HOST_MEMORY_LIMIT=1.0 GiB"). The scene layer does not read the host's memory
     // itself: the command layer passes its query (host/app/cli_support.h: host_memory).
@@ -63,7 +60,6 @@ struct SceneMemoryError : std::runtime_error {
 struct BVHBuildPlan {
     bool spatial_splits = true;
     float split_max_growth = 2.0f;
-    int width = kDefaultBVHWidth;
 };
 uint64_t bvh_memory_forecast(uint64_t primitives, uint64_t with_attr, const BVHBuildPlan& plan,
                              std::string* what = nullptr);
