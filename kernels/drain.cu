@@ -53,7 +53,7 @@ DrainFn drain_fn(uint32_t set, bool clamp = false) {
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
-    const DrainFn fn = drain_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f);
+    const DrainFn fn = drain_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f || rp.full_width);
     const unsigned blocks = std::min(blocks_for(n), resident_blocks_cached(fn));
     L.launch("drain", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, q, n, rays);
 }

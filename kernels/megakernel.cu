@@ -49,7 +49,8 @@ MegakernelFn megakernel_fn(uint32_t set, bool options = false) {
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
     const MegakernelFn fn = megakernel_fn(feature_set_for(render_features(s, rp)),
-                                          rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox);
+                                          rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox ||
+                                              rp.full_width);  // (a crop rides on the options' instances)
     const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
              FetchCounters{counters, counters + 1});

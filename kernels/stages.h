@@ -136,6 +136,15 @@ WP_HD uint32_t render_features(const SceneView& s, const RenderParams& rp) {
 constexpr uint32_t kWithClamp = 1u << 31;
 constexpr uint32_t kWithFilter = 1u << 30;
 constexpr uint32_t kFeaturesHost = kFeaturesAll | kWithClamp | kWithFilter;
+// A crop (RenderParams::full_width) rides on the clamp's instances: the camera and the random numbers see the full
+// image's pixel (key_pixel) only where F has kWithClamp, and the launchers pick those instances for a crop. Compiled
+// into every instance, the crop's key cost the general megakernel 2.2-2.9% on the dragon and the helmet (H100, LOG
+// entry 61).
+template <uint32_t F>
+WP_HD uint32_t path_key_pixel(const RenderParams& rp, uint32_t pixel) {
+    if constexpr ((F & kWithClamp) != 0) return rp.key_pixel(pixel);
+    return pixel;
+}
 
 // generate: camera ray for global sample index (pixel-major within each sample pass).
 template <uint32_t F = kFeaturesHost>
@@ -153,8 +162,14 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     uint32_t ix, iy;
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
-    uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
-    if (rp.full_width) ix += rp.crop_x0, iy += rp.crop_y0;  // a crop: the full image's pixel, as the camera sees it
+    uint32_t key = path_key(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed);
+    uint32_t camera_w = rp.width, camera_h = rp.height;
+    if constexpr ((F & kWithClamp) != 0) {
+        if (rp.full_width) {  // a crop: the full image's pixel, as the camera sees it
+            ix += rp.crop_x0, iy += rp.crop_y0;
+            camera_w = rp.full_width, camera_h = rp.full_height;
+        }
+    }
     float px, py;
     if ((F & kWithFilter) == 0 || rp.filter == kFilterPixelBox) {  // the pixel's square, as before filters existed
         px = float(ix) + rand01(key, 0, kDimPixelX);
@@ -168,8 +183,8 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
         if (o.z < 0.0f) p.pixel += np;
     }
     const CameraData& c = s.camera;
-    float x = (2.0f * px / float(rp.camera_width()) - 1.0f) * c.aspect * c.tan_half_fov_y;
-    float y = (1.0f - 2.0f * py / float(rp.camera_height())) * c.tan_half_fov_y;
+    float x = (2.0f * px / float(camera_w) - 1.0f) * c.aspect * c.tan_half_fov_y;
+    float y = (1.0f - 2.0f * py / float(camera_h)) * c.tan_half_fov_y;
     vec3 d = glm::normalize(x * c.right + y * c.up + c.forward);
     vec3 o = c.pos;
     if (c.lens_radius > 0.0f) {
@@ -217,7 +232,7 @@ template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
-    uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
+    uint32_t key = path_key(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed);
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
