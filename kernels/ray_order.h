@@ -8,10 +8,10 @@
 
 namespace wp {
 
-constexpr int kRayKeyCellBits = 7;                          // 128 cells per axis
-constexpr int kRayKeyBits = 3 * kRayKeyCellBits + 3;        // Morton code, then the octant above it
-constexpr uint32_t kRayKeyNone = 1u << kRayKeyBits;         // an empty slot (of the shadow queue): sorts last
-constexpr int kRayKeySortBits = kRayKeyBits + 1;            // the bits the radix sort looks at
+constexpr int kRayKeyCellBits = 7;                    // 128 cells per axis
+constexpr int kRayKeyBits = 3 * kRayKeyCellBits + 3;  // Morton code, then the octant above it
+constexpr uint32_t kRayKeyNone = 1u << kRayKeyBits;   // an empty slot (of the shadow queue): sorts last
+constexpr int kRayKeySortBits = kRayKeyBits + 1;      // the bits the radix sort looks at
 
 // The 7 low bits of v spread to every third bit (bit k to bit 3k).
 WP_HD uint32_t spread_bits3(uint32_t v) {

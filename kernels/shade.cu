@@ -62,8 +62,8 @@ ShadeFn shade_fn(uint32_t set, bool clamp = false) {
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n) {
     L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock),
-             shade_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f || rp.full_width), s, rp,
-             film, q, n);
+             shade_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f || rp.full_width), s, rp, film,
+             q, n);
 }
 
 size_t sort_materials_temp_bytes(uint32_t capacity) {

@@ -27,8 +27,8 @@ size_t sort_rays_temp_bytes(uint32_t capacity) {
 namespace {
 void sort_keys(Launcher& L, const char* name, void* temp, size_t temp_bytes, const WavefrontQueues& q, uint32_t n) {
     L.region(name, [&] {
-        WP_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, q.ray_key, q.ray_key_sorted, q.ray_iota,
-                                                q.ray_order, n, 0, kRayKeySortBits, L.stream()));
+        WP_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, q.ray_key, q.ray_key_sorted, q.ray_iota, q.ray_order,
+                                                n, 0, kRayKeySortBits, L.stream()));
     });
 }
 }  // namespace
@@ -45,8 +45,6 @@ void launch_sort_shadow(Launcher& L, void* temp, size_t temp_bytes, const SceneV
     sort_keys(L, "sort_shadow", temp, temp_bytes, q, n_max);
 }
 
-KernelAttr attr_sort_rays() {
-    return kernel_attr("sort_rays", reinterpret_cast<const void*>(sort_rays), kStageBlock);
-}
+KernelAttr attr_sort_rays() { return kernel_attr("sort_rays", reinterpret_cast<const void*>(sort_rays), kStageBlock); }
 
 }  // namespace wp

@@ -185,9 +185,9 @@ TEST(Bench, SvgTitleOfAGpuRunNamesBackendAndDevice) {
 }
 
 TEST(CliSupport, IgnoredOptionsCountedWithTheirReasons) {
-    const std::vector<std::string> all = {"--capacity",       "--sort-materials",  "--sort-rays", "--drain",   "--select-compaction",
-                                          "--refill",         "--general-kernels", "--threads", "--no-kernel-timing",
-                                          "--no-queue-stats", "--raycast-spp"};
+    const std::vector<std::string> all = {"--capacity",          "--sort-materials", "--sort-rays",       "--drain",
+                                          "--select-compaction", "--refill",         "--general-kernels", "--threads",
+                                          "--no-kernel-timing",  "--no-queue-stats", "--raycast-spp"};
     auto names = [](const std::vector<IgnoredOption>& v) {
         std::vector<std::string> n;
         for (const IgnoredOption& o : v) n.push_back(o.option);
@@ -195,10 +195,10 @@ TEST(CliSupport, IgnoredOptionsCountedWithTheirReasons) {
     };
     OptionUse cpu_mk;  // the CPU's default: the megakernel
     cpu_mk.megakernel = true;
-    EXPECT_EQ(
-        names(ignored_options(all, cpu_mk)),
-        (std::vector<std::string>{"--capacity", "--sort-materials", "--sort-rays", "--drain", "--select-compaction", "--refill",
-                                  "--general-kernels", "--no-kernel-timing", "--no-queue-stats", "--raycast-spp"}));
+    EXPECT_EQ(names(ignored_options(all, cpu_mk)),
+              (std::vector<std::string>{"--capacity", "--sort-materials", "--sort-rays", "--drain",
+                                        "--select-compaction", "--refill", "--general-kernels", "--no-kernel-timing",
+                                        "--no-queue-stats", "--raycast-spp"}));
     OptionUse cpu_wf = cpu_mk;
     cpu_wf.wavefront = true;
     cpu_wf.raycast = true;

@@ -498,7 +498,8 @@ TEST(Gpu, CropPixelsAreTheWholeRendersBitForBit) {
             for (uint32_t y = 0; y < 44; ++y)
                 for (uint32_t x = 0; x < 60; ++x)
                     for (int k = 0; k < 3; ++k)
-                        differ += crop.rgb[3 * (size_t(y) * 60 + x) + k] != full.rgb[3 * (size_t(y + 6) * 96 + x + 10) + k];
+                        differ +=
+                            crop.rgb[3 * (size_t(y) * 60 + x) + k] != full.rgb[3 * (size_t(y + 6) * 96 + x + 10) + k];
             EXPECT_EQ(differ, 0) << name << " " << mode_name(m);
         }
     }

@@ -142,7 +142,7 @@ TEST(Wavefront, RaySortKeyIsOctantThenMortonOrderOfTheOrigin) {
     s.bounds_lo = vec3(-1.0f);
     s.bounds_hi = vec3(1.0f);
     const vec3 up(0.0f, 1.0f, 0.0f);
-    EXPECT_EQ(ray_sort_key(s, vec3(-1.0f), up), 0u);  // the first cell, octant 0
+    EXPECT_EQ(ray_sort_key(s, vec3(-1.0f), up), 0u);             // the first cell, octant 0
     EXPECT_EQ(ray_sort_key(s, vec3(1.0f), up), (1u << 21) - 1);  // the last cell
     // cell (1, 0, 0) is Morton 1, (0, 1, 0) 2, (0, 0, 1) 4, (1, 1, 1) 7, (2, 0, 0) 8
     const float c = 2.0f / 128.0f;  // a cell's size

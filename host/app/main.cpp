@@ -246,8 +246,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchCall& c) {
     bench->add_option("--json", c.bo.json_path, "write the results as JSON (.json; default: none)");
     bench->add_option("--plot", c.bo.plot_path, "write per-kernel times, stacked, as an SVG (.svg; default: none)");
     bench
-        ->add_option("--raycast-spp", c.bo.raycast_spp,
-                     "camera rays per pixel of the ray-cast-only pass (default " + std::to_string(c.bo.raycast_spp) + ")")
+        ->add_option(
+            "--raycast-spp", c.bo.raycast_spp,
+            "camera rays per pixel of the ray-cast-only pass (default " + std::to_string(c.bo.raycast_spp) + ")")
         ->check(whole(1, kMaxSpp));
     bench->add_flag("--no-raycast", c.no_raycast, "skip the ray-cast-only traversal pass (default: it runs)");
     bench->add_option("--resources", c.bo.resources_path,

@@ -483,8 +483,8 @@ std::string scene_named_output(const RenderCall& c, const Job& j, std::vector<st
 
 // A job's files (its images, their AOV files and denoised images), each checked: writable, of a known kind, a film
 // for a shard, not also another job's (owner: output -> scene).
-void check_job_outputs(const RenderCall& c, const RenderRun& r, const Job& j,
-                       std::map<std::string, std::string>& owner, std::vector<std::string>& problems) {
+void check_job_outputs(const RenderCall& c, const RenderRun& r, const Job& j, std::map<std::string, std::string>& owner,
+                       std::vector<std::string>& problems) {
     std::vector<std::string> outs;
     for (const std::string& img : j.images) {
         outs.push_back(img);
@@ -775,8 +775,7 @@ void print_estimate(const RenderRun& r, const Job& j, Mode m, const RenderOption
     const RenderParams& rp = ls.params;
     const uint64_t total = opt.sample_end - opt.sample_begin;
     if (total < probe_threshold(r.be)) return;
-    const double est =
-        estimate_seconds(r.be, ls, m, opt) * double(total) / (double(rp.num_pixels()) * double(rp.spp));
+    const double est = estimate_seconds(r.be, ls, m, opt) * double(total) / (double(rp.num_pixels()) * double(rp.spp));
     if (est <= 600.0) return;
     std::printf(
         "estimate: %s is %ux%u at %u spp (%.3g samples), about %s on %s %s (from a short probe); Ctrl-C stops it "
@@ -797,8 +796,7 @@ Rendered render_image(const RenderCall& c, const RenderRun& r, const Job& j, Mod
     const auto t0 = std::chrono::steady_clock::now();
     out.img = wp::render(r.be, ls.data, ls.params, m, opt, &out.st);
     // from the signal to the render's return: finishing the paths in flight and the image's division
-    out.stop_ms =
-        out.img.interrupted && g_signal_ns.load() ? double(monotonic_ns() - g_signal_ns.load()) / 1e6 : 0.0;
+    out.stop_ms = out.img.interrupted && g_signal_ns.load() ? double(monotonic_ns() - g_signal_ns.load()) / 1e6 : 0.0;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress.finish();
     out.film = film_of(out.img, ls.params, scene_hash, j.scene, target_end);
@@ -807,7 +805,8 @@ Rendered render_image(const RenderCall& c, const RenderRun& r, const Job& j, Mod
     if (r.resuming) {  // the film so far plus this render: its image holds them all
         PartialFilm f = r.resumed;
         append_render(f, out.img);
-        f.backend = r.resumed.backend == out.film.backend ? out.film.backend : r.resumed.backend + "+" + out.film.backend;
+        f.backend =
+            r.resumed.backend == out.film.backend ? out.film.backend : r.resumed.backend + "+" + out.film.backend;
         f.mode = r.resumed.mode == out.film.mode ? out.film.mode : r.resumed.mode + "+" + out.film.mode;
         const bool cut = out.img.interrupted;
         out.film = std::move(f);
@@ -908,8 +907,8 @@ Written write_render(const RenderCall& c, const RenderRun& r, Job& j, const std:
 }
 
 // The render's line ("scene: 64x48, 16 spp, cpu megakernel -> out.exr: ..."), its warnings and statistics.
-void report_render(const RenderCall& c, const RenderRun& r, const Job& j, Mode m, const Rendered& x,
-                   const Written& w, const RenderOptions& opt) {
+void report_render(const RenderCall& c, const RenderRun& r, const Job& j, Mode m, const Rendered& x, const Written& w,
+                   const RenderOptions& opt) {
     const RenderParams& rp = j.loaded->params;
     // (a crop: "34x32 (crop 16,8,50,40 of 64x48)"; its pixels named in the whole image's coordinates)
     const std::string size =
@@ -954,8 +953,7 @@ void report_interrupt(const RenderCall& c, const RenderRun& r, const Job& j, Mod
     if (c.mode != "auto") given += " --mode " + std::string(mode_name(m));
     if (!w.resume_from.empty())
         std::fprintf(stderr, "resume: wavepath render %s%s --resume %s%s -o %s\n", shell_word(j.scene).c_str(),
-                     given.c_str(), shell_word(w.resume_from).c_str(), resume_hint.c_str(),
-                     shell_word(w.path).c_str());
+                     given.c_str(), shell_word(w.resume_from).c_str(), resume_hint.c_str(), shell_word(w.path).c_str());
 }
 
 // --mode both: the two images compared (speed ratio, identical pixels, per-tile z statistics), printed and written

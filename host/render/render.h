@@ -153,7 +153,7 @@ struct RaycastStats {
     std::string backend, device;
     uint64_t primary_rays = 0, diffuse_rays = 0;
     double primary_ms = 0.0, diffuse_ms = 0.0;  // extend kernel time only (GPU events / CPU wall clock)
-    double diffuse_sort_ms = 0.0;  // with RenderOptions::sort_rays: the bounces' sort before their extend
+    double diffuse_sort_ms = 0.0;               // with RenderOptions::sort_rays: the bounces' sort before their extend
     double primary_grays_per_s() const { return primary_ms > 0 ? double(primary_rays) / primary_ms / 1e6 : 0.0; }
     double diffuse_grays_per_s() const { return diffuse_ms > 0 ? double(diffuse_rays) / diffuse_ms / 1e6 : 0.0; }
 };

@@ -171,7 +171,8 @@ void sort_keys(const WavefrontQueues& q, uint32_t n) {
 }
 // sort_rays on the CPU: the keys of paths [0, n)'s rays, sorted into q.ray_order.
 void cpu_sort_rays(const SceneView& s, const WavefrontQueues& q, uint32_t n, unsigned threads) {
-    parallel_for(n, threads, [&](uint64_t i) { stage::sort_rays_key(s, q, uint32_t(i)); }, 1024);
+    parallel_for(
+        n, threads, [&](uint64_t i) { stage::sort_rays_key(s, q, uint32_t(i)); }, 1024);
     sort_keys(q, n);
 }
 
@@ -210,7 +211,8 @@ struct CpuStages {
     void sort_shadow(uint32_t) {
         const uint32_t m = q.counters[kShadowCount];
         timer.run("sort_shadow", [&] {
-            parallel_for(m, threads, [&](uint64_t i) { stage::sort_shadow_key(s, q, uint32_t(i), m); }, 1024);
+            parallel_for(
+                m, threads, [&](uint64_t i) { stage::sort_shadow_key(s, q, uint32_t(i), m); }, 1024);
             sort_keys(q, m);
         });
     }
@@ -218,9 +220,8 @@ struct CpuStages {
         each("shade", n, 256, [&](uint64_t i) { stage::shade(s, rp, film, q, uint32_t(i)); });
     }
     void shadow(uint32_t) {
-        each("shadow", q.counters[kShadowCount], 64, [&](uint64_t i) {
-            stage::shadow(s, film, q, q.shadow_sorted ? q.ray_order[i] : uint32_t(i));
-        });
+        each("shadow", q.counters[kShadowCount], 64,
+             [&](uint64_t i) { stage::shadow(s, film, q, q.shadow_sorted ? q.ray_order[i] : uint32_t(i)); });
     }
     void compact(uint32_t n) {
         timer.run("compact_select", [&] {  // the CPU's CUB DeviceSelect::Flagged: the live indices, in order
@@ -303,8 +304,7 @@ RaycastStats raycast_cpu_impl(const SceneView& s, const RenderParams& rp, const 
         q.swap();
         // the bounces traced in key order when --sort-rays asks for a queue this large (as the path tracer's)
         q.extend_sorted = opt.sort_rays > 0 && live >= opt.sort_rays;
-        if (q.extend_sorted)
-            diffuse.run("sort_rays", [&] { cpu_sort_rays(s, q, live, threads); });
+        if (q.extend_sorted) diffuse.run("sort_rays", [&] { cpu_sort_rays(s, q, live, threads); });
         diffuse.run("extend", [&] {
             parallel_for(
                 live, threads, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); }, 64);

@@ -269,9 +269,8 @@ public:
         s_ = upload_scene(sd, A_);
         // the kernels' feature set (kernels/features.h): the scene's features and light sampling, or the general
         // kernels
-        s_.features = opt.general_kernels
-                          ? kFeaturesGeneral | (s_.features & (kFeatLayered | kFeatDiffuseTransmission))
-                          : render_features(s_, rp);
+        s_.features = opt.general_kernels ? kFeaturesGeneral | (s_.features & (kFeatLayered | kFeatDiffuseTransmission))
+                                          : render_features(s_, rp);
         st_.feature_set = feature_set_name(feature_set_for(s_.features));
         film_ = make_film(rp.film_pixels(), A_);
         WP_CUDA(cudaDeviceSynchronize());
@@ -409,10 +408,9 @@ private:
         st_.sorted = opt_.sort_materials;
         q_ = allocate_queues(A_, queue_config(opt_, uint32_t(cap)));
         q_.refill = opt_.refill;
-        const size_t temp_bytes =
-            std::max({opt_.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
-                      opt_.sort_rays > 0 ? sort_rays_temp_bytes(uint32_t(cap)) : size_t(0),
-                      opt_.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap))});
+        const size_t temp_bytes = std::max({opt_.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
+                                            opt_.sort_rays > 0 ? sort_rays_temp_bytes(uint32_t(cap)) : size_t(0),
+                                            opt_.push_compaction ? size_t(0) : compact_temp_bytes(uint32_t(cap))});
         pinned_ = std::make_unique<PinnedCounters>();
         x_ = std::make_unique<GpuStages>(GpuStages{L_, s_, rp_, film_, q_, A_.alloc<unsigned char>(temp_bytes),
                                                    temp_bytes, pinned_->p, A_.alloc<unsigned long long>(2)});

@@ -421,8 +421,8 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, BVHBuildOptions&
     if (!plan.spatial_splits || plan.split_max_growth <= 1.0f || least > available)
         throw SceneMemoryError(source + ": the scene's BVH would not fit in host memory: building it over " +
                                std::to_string(prims_.size()) + " primitives takes at least " + mib_text(least) +
-                               " (forecast: " + least_what + ") and " + mib_text(available) + " are " +
-                               o.memory_what + "; nothing was built");
+                               " (forecast: " + least_what + ") and " + mib_text(available) + " are " + o.memory_what +
+                               "; nothing was built");
     // the forecast grows linearly with the budget: the largest budget whose forecast fits
     const double per_growth = double(forecast - least) / double(plan.split_max_growth - 1.0f);
     const float growth = float(1.0 + double(available - least) / per_growth);
@@ -549,7 +549,7 @@ void SceneBuilder::add_delta_lights(SceneData& d, const std::vector<AABB>& boxes
 SceneData SceneBuilder::build(const SceneBuildOptions& o, const std::string& source) {
     BVHBuildOptions bo = tree_options(o, prims_.size(), !prims_.empty() && all_spheres());
     const uint64_t forecast = check_memory(o, bo, source);  // before anything of the build is allocated; may cut
-                                                             // the spatial splits' budget to what fits
+                                                            // the spatial splits' budget to what fits
     const uint64_t resident0 = resident_bytes(), peak0 = peak_bytes();
     SceneData d = data_;
     const auto t0 = std::chrono::steady_clock::now();
