@@ -116,6 +116,16 @@ WP_HD void compact(const WavefrontQueues& q, uint32_t i) { q.next.copy(i, q.path
 // diffuse_bounce (ray-cast-only benchmark): path i's closest hit becomes a cosine-distributed bounce ray about
 // the geometric normal on the side the ray came from (the incoherent rays of a diffuse scene); alive[i] says
 // whether path i hit anything. Random numbers keyed like the path tracer's first bounce.
+// The ray-cast benchmark's bounce of path p's hit h (a hit, not a miss): cosine-distributed about the geometric normal
+// on the side the ray came from; also the ray the bench's per-ray counts trace (count_traversal).
+WP_HD Ray diffuse_bounce_ray(const SceneView& s, const RenderParams& rp, const PathState& p, const Hit& h) {
+    SurfacePoint sp = surface_point(s.prims, h, path_ray(p));
+    vec3 ng = glm::dot(sp.ng, p.dir) > 0.0f ? -sp.ng : sp.ng;
+    uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
+    vec3 wi = Frame::from_normal(ng).to_world(
+        sample_cosine_hemisphere(vec2(rand01(key, 1, kDimBsdfU), rand01(key, 1, kDimBsdfV))));
+    return Ray{offset_ray_origin(sp.p, ng), wi};
+}
 WP_HD void diffuse_bounce(const SceneView& s, const RenderParams& rp, const WavefrontQueues& q, uint32_t i) {
     PathState p = q.paths.load(i);
     const Hit h = q.hits.load(i);
@@ -123,12 +133,7 @@ WP_HD void diffuse_bounce(const SceneView& s, const RenderParams& rp, const Wave
         q.alive[i] = 0;
         return;
     }
-    SurfacePoint sp = surface_point(s.prims, h, path_ray(p));
-    vec3 ng = glm::dot(sp.ng, p.dir) > 0.0f ? -sp.ng : sp.ng;
-    uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
-    vec3 wi = Frame::from_normal(ng).to_world(
-        sample_cosine_hemisphere(vec2(rand01(key, 1, kDimBsdfU), rand01(key, 1, kDimBsdfV))));
-    set_path_ray(p, Ray{offset_ray_origin(sp.p, ng), wi});
+    set_path_ray(p, diffuse_bounce_ray(s, rp, p, h));
     p.depth = 1;
     q.paths.store(i, p);
     q.alive[i] = 1;

@@ -7,28 +7,29 @@ import os
 import re
 import sys
 
-# Pages another change adds: a link to one is reported but not an error while the file is absent.
-PENDING = {"docs/OPTIONS.md"}
 
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
-def strip_code(text):
-    """The text with fenced code blocks blanked and code spans removed, lines kept in place."""
-    out, fence = [], None
+def outside_fences(text):
+    """Each line with whether it is outside fenced code blocks (a fence's own lines count as inside)."""
+    fence = None
     for line in text.split("\n"):
         m = re.match(r"^\s*(```+|~~~+)", line)
         if fence:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = None
-            out.append("")
-            continue
-        if m:
+            yield line, False
+        elif m:
             fence = m.group(1)
-            out.append("")
-            continue
-        out.append(re.sub(r"(`+)(?:(?!\1).)*?\1", "", line))
-    return out
+            yield line, False
+        else:
+            yield line, True
+
+
+def strip_code(text):
+    """The text with fenced code blocks blanked and code spans removed, lines kept in place."""
+    return [re.sub(r"(`+)(?:(?!\1).)*?\1", "", line) if outside else "" for line, outside in outside_fences(text)]
 
 
 def anchors(path):
@@ -48,18 +49,7 @@ def anchors(path):
 
 def strip_code_headings(text):
     """Lines outside fenced code blocks (headings keep their code spans: GitHub keeps the span's text)."""
-    out, fence = [], None
-    for line in text.split("\n"):
-        m = re.match(r"^\s*(```+|~~~+)", line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
-            continue
-        out.append(line)
-    return out
+    return [line for line, outside in outside_fences(text) if outside]
 
 
 def main():
@@ -83,9 +73,6 @@ def main():
                 if rel.startswith(".."):
                     why = "outside the repository"
                 elif not os.path.exists(dest):
-                    if rel in PENDING:
-                        print(f"note: {rel_f}:{no}: {target}: {rel} is not here yet (another change adds it)")
-                        continue
                     why = "no such file or folder"
                 elif anchor and dest.endswith(".md"):
                     if dest not in cache:

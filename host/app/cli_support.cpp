@@ -292,19 +292,6 @@ uint64_t parse_bytes(const char* v) {
 }
 }  // namespace
 
-uint64_t process_resident_bytes() {
-    std::ifstream f("/proc/self/statm");
-    uint64_t size = 0, resident = 0;
-    if (!(f >> size >> resident)) return 0;
-    return resident * uint64_t(sysconf(_SC_PAGESIZE));
-}
-
-uint64_t process_peak_bytes() {
-    rusage u{};
-    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
-    return uint64_t(u.ru_maxrss) * 1024;  // (Linux: KiB)
-}
-
 HostMemory host_memory() {
     HostMemory m;
     if (const char* e = std::getenv("WP_HOST_MEMORY_LIMIT"))

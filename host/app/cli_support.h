@@ -88,8 +88,7 @@ HostMemory host_memory();
 // host_memory() (WP_HOST_MEMORY_LIMIT honoured).
 SceneBuildOptions build_options_from_env();
 LoadOptions load_options_from_env();
-uint64_t process_resident_bytes();  // now (/proc/self/statm)
-uint64_t process_peak_bytes();      // the most so far (getrusage)
+// (process_resident_bytes, process_peak_bytes: host/scene/scene_build.h, where the tree's build measures itself)
 // "1.5 GiB", "320.0 MiB", "12.0 KiB"
 std::string bytes_text(uint64_t bytes);
 

@@ -348,12 +348,7 @@ TraversalFigures count_traversal(const SceneData& scene, const RenderParams& rp_
         pn.fetch_add(primary.nodes, std::memory_order_relaxed);
         pp.fetch_add(primary.prims, std::memory_order_relaxed);
         if (h.prim == kInvalid) return;
-        SurfacePoint sp = surface_point(s.prims, h, ray);
-        const vec3 ng = glm::dot(sp.ng, ray.d) > 0.0f ? -sp.ng : sp.ng;
-        const uint32_t key = path_key(p.pixel, p.sample, rp.seed);
-        const vec3 wi = Frame::from_normal(ng).to_world(
-            sample_cosine_hemisphere(vec2(rand01(key, 1, kDimBsdfU), rand01(key, 1, kDimBsdfV))));
-        traverse_ww<false>(s, Ray{offset_ray_origin(sp.p, ng), wi}, 0.0f, kInf, &diffuse);
+        traverse_ww<false>(s, stage::diffuse_bounce_ray(s, rp, p, h), 0.0f, kInf, &diffuse);
         dn.fetch_add(diffuse.nodes, std::memory_order_relaxed);
         dp.fetch_add(diffuse.prims, std::memory_order_relaxed);
         dr.fetch_add(1, std::memory_order_relaxed);

@@ -231,20 +231,6 @@ double process_cpu_seconds() {
 
 namespace {
 
-// This process's resident memory now (/proc/self/statm) and its peak so far (getrusage), for the build's measured
-// memory beside its forecast (BVHBuildStats).
-uint64_t resident_bytes() {
-    std::ifstream f("/proc/self/statm");
-    uint64_t size = 0, resident = 0;
-    if (!(f >> size >> resident)) return 0;
-    return resident * uint64_t(sysconf(_SC_PAGESIZE));
-}
-uint64_t peak_bytes() {
-    rusage u{};
-    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
-    return uint64_t(u.ru_maxrss) * 1024;  // (Linux: KiB)
-}
-
 std::string mib_text(uint64_t b) {
     char s[32];
     std::snprintf(s, sizeof s, "%.1f MiB", double(b) / 1048576.0);
@@ -550,7 +536,7 @@ SceneData SceneBuilder::build(const SceneBuildOptions& o, const std::string& sou
     BVHBuildOptions bo = tree_options(o, prims_.size(), !prims_.empty() && all_spheres());
     const uint64_t forecast = check_memory(o, bo, source);  // before anything of the build is allocated; may cut
                                                             // the spatial splits' budget to what fits
-    const uint64_t resident0 = resident_bytes(), peak0 = peak_bytes();
+    const uint64_t resident0 = process_resident_bytes(), peak0 = process_peak_bytes();
     SceneData d = data_;
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = process_cpu_seconds();
@@ -568,9 +554,22 @@ SceneData SceneBuilder::build(const SceneBuildOptions& o, const std::string& sou
     light_table(d, power);
     environment_cdfs(d);
     d.bvh_stats.forecast_bytes = forecast;
-    const uint64_t peak = peak_bytes();
+    const uint64_t peak = process_peak_bytes();
     d.bvh_stats.measured_bytes = peak > peak0 && peak > resident0 ? peak - resident0 : 0;
     return d;
+}
+
+uint64_t process_resident_bytes() {
+    std::ifstream f("/proc/self/statm");
+    uint64_t size = 0, resident = 0;
+    if (!(f >> size >> resident)) return 0;
+    return resident * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+uint64_t process_peak_bytes() {
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return uint64_t(u.ru_maxrss) * 1024;  // (Linux: KiB)
 }
 
 }  // namespace wp

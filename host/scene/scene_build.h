@@ -189,4 +189,9 @@ struct MeshMaterial {
 // is kept as plain geometry that emits nothing (it cannot be sampled). mats must not be empty.
 void add_mesh(SceneBuilder& b, const ObjMesh& mesh, const std::vector<MeshMaterial>& mats, bool two_sided = false);
 
+// This process's memory: resident now (/proc/self/statm) and the most so far (getrusage). The tree's build measures
+// itself with them (BVHBuildStats); the command layer watches a scene's load with them.
+uint64_t process_resident_bytes();
+uint64_t process_peak_bytes();
+
 }  // namespace wp
