@@ -13,6 +13,7 @@
 #include "host/scene/pbrt_tokenizer.h"
 #include "host/scene/scene_json.h"
 #include "host/scene/scene_pbrt.h"
+#include "host/scene/spectrum_file.h"
 #include "tests/cornell_reference.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
@@ -1109,4 +1110,95 @@ TEST(PbrtSpectra, SampledReflectancesAndEmissionAreProjected) {
     EXPECT_GT(red.x, red.y);
     ASSERT_FALSE(ls.data.lights.empty());
     EXPECT_NEAR(luminance(ls.data.lights[0].Le), 1.0f, 1e-3f);  // an equal-energy emitter, luminance 1
+}
+
+TEST(PbrtSpectra, SpectrumFileReaderPairsCommentsAndErrors) {
+    std::vector<double> pairs;
+    std::string error;
+    // numbers split by any white space (tabs, CRLF), '#' comments (whole lines and after numbers), exponents
+    const std::string good = write_text("good.spd", "# Au, eta\n\n400\t1.5 # violet\r\n5e2 1.25\n  600 1.0e0\n");
+    ASSERT_TRUE(read_spectrum_file(good, pairs, error)) << error;
+    EXPECT_EQ(pairs, (std::vector<double>{400, 1.5, 500, 1.25, 600, 1.0}));
+    // each error names the file and, where there is one, the line
+    auto fails = [&](const std::string& name, const std::string& text, const std::string& want) {
+        const std::string p = write_text(name, text);
+        pairs.assign(1, 7.0);
+        EXPECT_FALSE(read_spectrum_file(p, pairs, error)) << name;
+        EXPECT_EQ(error.rfind(p + want, 0), 0u) << error;
+        EXPECT_TRUE(pairs.empty()) << name;
+    };
+    fails("malformed.spd", "400 1.5\n# a comment\n500 abc\n", ":3: malformed number 'abc'");
+    fails("comma.spd", "400 1.5, 500 1.2\n", ":1: malformed number '1.5,'");
+    fails("nan.spd", "400 nan\n", ":1: malformed number 'nan'");
+    fails("odd.spd", "400 1.5\n500 1.2\n600\n\n# end\n", ":3: an odd count of numbers (5)");
+    fails("order.spd", "400 1.5\n500 1.2\n500 1.0\n", ":3: wavelength 500 is not greater than the one before it (500)");
+    fails("down.spd", "400 1.5\n380 1.2\n", ":2: wavelength 380 is not greater than the one before it (400)");
+    fails("empty.spd", "# nothing but a comment\n\n", ": no numbers in the spectrum file");
+    EXPECT_FALSE(read_spectrum_file(tmp("does-not-exist.spd"), pairs, error));
+    EXPECT_EQ(error.rfind(tmp("does-not-exist.spd") + ": cannot open the spectrum file", 0), 0u) << error;
+}
+
+TEST(PbrtSpectra, SpectrumFilesConvertAsTheSamePairsInline) {
+    // a conductor's eta and k from files (relative to the scene's folder, not the working directory) against the
+    // same samples inline and against the named spectrum: a file whose samples at 650, 550 and 450 nm are the
+    // Au preset's R, G and B gives exactly the preset (named and sampled spectra convert by the same rule)
+    vec3 au_eta, au_k;
+    ASSERT_TRUE(conductor_preset("Au", au_eta, au_k));
+    auto num = [](float v) { return std::to_string(double(v)); };
+    const std::string eta_pairs = "400 1.6 450 " + num(au_eta.z) + " 550 " + num(au_eta.y) + " 650 " + num(au_eta.x) +
+                                  " 700 0.13",
+                      k_pairs = "450 " + num(au_k.z) + " 550 " + num(au_k.y) + " 650 " + num(au_k.x);
+    write_text("au.eta.spd", "# wavelength value\n" + eta_pairs + "\n");
+    write_text("au.k.spd", k_pairs + "\n");
+    const ConductorData file =
+        load("spd-file",
+             "Material \"conductor\" \"spectrum eta\" \"pbrt-au.eta.spd\" \"spectrum k\" \"pbrt-au.k.spd\"\n"
+             "Shape \"sphere\"\n",
+             true)
+            .data.conductor.at(0);
+    const ConductorData inl = load("spd-inline", "Material \"conductor\" \"spectrum eta\" [" + eta_pairs +
+                                                     "] \"spectrum k\" [" + k_pairs + "]\nShape \"sphere\"\n")
+                                  .data.conductor.at(0);
+    const ConductorData named = load("spd-named",
+                                     "Material \"conductor\" \"spectrum eta\" \"metal-Au-eta\" \"spectrum k\" "
+                                     "\"metal-Au-k\"\nShape \"sphere\"\n")
+                                    .data.conductor.at(0);
+    EXPECT_EQ(file.eta, inl.eta);
+    EXPECT_EQ(file.k, inl.k);
+    expect_vec(file.eta, named.eta, 1e-6f);
+    expect_vec(file.k, named.k, 1e-6f);
+    // a reflectance and an emission from files: as the same pairs inline (grey 0.5; luminance 1)
+    write_text("grey.spd", "400 0.5 500 0.5 600 0.5 700 0.5\n");
+    write_text("flat.spd", "400 3 700 3\n");
+    LoadedScene ls = load("spd-refl", R"(Material "diffuse" "spectrum reflectance" "pbrt-grey.spd"
+Shape "sphere"
+AttributeBegin
+  AreaLightSource "diffuse" "spectrum L" "pbrt-flat.spd"
+  Shape "sphere" "float radius" 0.1
+AttributeEnd
+)");
+    expect_vec(ls.data.lambert.at(0).albedo, vec3(0.5f), 1e-4f);
+    ASSERT_FALSE(ls.data.lights.empty());
+    EXPECT_NEAR(luminance(ls.data.lights[0].Le), 1.0f, 1e-3f);
+    // errors: the scene's FILE:LINE:COLUMN, then the spectrum file's own FILE:LINE
+    write_text("bad.spd", "400 1.5\n\n500 x\n");
+    std::string m = error_of("spd-bad", std::string(kHeader) +
+                                            "Material \"conductor\" \"spectrum eta\" \"pbrt-bad.spd\"\n"
+                                            "Shape \"sphere\"\n");
+    EXPECT_EQ(m.rfind(tmp("spd-bad.pbrt") + ":5:22: parameter 'eta' (spectrum file \"pbrt-bad.spd\"): " +
+                          tmp("bad.spd") + ":3: malformed number 'x'",
+                      0),
+              0u)
+        << m;
+    m = error_of("spd-missing", std::string(kHeader) +
+                                    "Material \"conductor\" \"spectrum k\" \"spds/none.spd\"\n"
+                                    "Shape \"sphere\"\n");
+    EXPECT_EQ(m.rfind(tmp("spd-missing.pbrt") + ":5:22: parameter 'k' (spectrum file \"spds/none.spd\"): " +
+                          wp_test::temp_dir() + "spds/none.spd: cannot open the spectrum file",
+                      0),
+              0u)
+        << m;
+    // a name with neither '.' nor '/' is a named spectrum: one we do not know is a warning, as before
+    LoadedScene u = load("spd-unknown", "Material \"conductor\" \"spectrum eta\" \"metal-Zz-eta\"\nShape \"sphere\"\n");
+    EXPECT_TRUE(has_warning(u, "spectrum 'metal-Zz-eta' not known here"));
 }

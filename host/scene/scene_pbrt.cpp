@@ -32,6 +32,7 @@
 #include "host/scene/loop_subdiv.h"
 #include "host/scene/pbrt_film.h"
 #include "host/scene/pbrt_tokenizer.h"
+#include "host/scene/spectrum_file.h"
 #include <glm/gtc/matrix_transform.hpp>
 
 namespace wp {
@@ -650,7 +651,9 @@ private:
         return p->strs[0];
     }
     // A spectrum as RGB. `normalized` is set for spectra that are not "rgb" (illuminants are then scaled to
-    // luminance 1, as pbrt-v4 does); `named` receives a named spectrum's name ("metal-Cu-eta").
+    // luminance 1, as pbrt-v4 does); `named` receives a named spectrum's name ("metal-Cu-eta"). A string that names
+    // a file (it has a '.' or a '/': "spds/Au.eta.spd") is a spectrum file, read relative to the scene's folder as
+    // pbrt-v4 does and converted as the same (wavelength, value) pairs given inline would be.
     vec3 spectrum(Param& p, bool* normalized = nullptr, std::string* named = nullptr) {
         p.used = true;
         if (normalized) *normalized = p.type != "rgb";
@@ -661,31 +664,47 @@ private:
             return blackbody_rgb(p.nums[0]);
         }
         if (!p.strs.empty()) {
-            if (named) *named = p.strs[0];
+            const std::string& s = p.strs[0];
             vec3 eta, k;
             float ior;
-            if (named_conductor(p.strs[0], eta, k))
-                return p.strs[0].size() > 4 && p.strs[0].substr(p.strs[0].size() - 4) == "-eta" ? eta : k;
-            if (named_glass(p.strs[0], ior)) return vec3(ior);
-            warn(p.loc, "spectrum '" + p.strs[0] +
-                            "' not known here (named metals Cu, Au, Ag, Al; glasses; no .spd "
-                            "files): using 1");
+            if (named_conductor(s, eta, k)) {
+                if (named) *named = s;
+                return s.size() > 4 && s.substr(s.size() - 4) == "-eta" ? eta : k;
+            }
+            if (named_glass(s, ior)) {
+                if (named) *named = s;
+                return vec3(ior);
+            }
+            if (s.find_first_of("./") != std::string::npos) {
+                std::vector<double> pairs;
+                std::string error;
+                if (!read_spectrum_file(resolve(s), pairs, error))
+                    fail(p.loc, "parameter '" + p.name + "' (spectrum file \"" + s + "\"): " + error);
+                return sampled_rgb(pairs, normalized != nullptr);
+            }
+            if (named) *named = s;
+            warn(p.loc, "spectrum '" + s +
+                            "' not known here (named metals Cu, Au, Ag, Al; glasses; or a spectrum file, a name with "
+                            "a '.' or a '/'): using 1");
             return vec3(1.0f);
         }
         if (p.nums.size() == 1) return vec3(float(p.nums[0]));
-        // (wavelength, value) pairs: reflectances and emission projected onto sRGB through the CIE observer; other
-        // spectra (a conductor's eta and k) sampled at 650, 550 and 450 nm
+        return sampled_rgb(p.nums, normalized != nullptr);
+    }
+    // (wavelength, value) pairs: reflectances and emission projected onto sRGB through the CIE observer; other
+    // spectra (a conductor's eta and k) sampled at 650, 550 and 450 nm
+    vec3 sampled_rgb(const std::vector<double>& nums, bool emission) const {
         auto at = [&](double lam) {
-            size_t n = p.nums.size() / 2;
-            if (lam <= p.nums[0]) return float(p.nums[1]);
+            size_t n = nums.size() / 2;
+            if (lam <= nums[0]) return float(nums[1]);
             for (size_t i = 1; i < n; ++i)
-                if (lam <= p.nums[2 * i]) {
-                    double l0 = p.nums[2 * i - 2], l1 = p.nums[2 * i], t = l1 > l0 ? (lam - l0) / (l1 - l0) : 1.0;
-                    return float(p.nums[2 * i - 1] * (1 - t) + p.nums[2 * i + 1] * t);
+                if (lam <= nums[2 * i]) {
+                    double l0 = nums[2 * i - 2], l1 = nums[2 * i], t = l1 > l0 ? (lam - l0) / (l1 - l0) : 1.0;
+                    return float(nums[2 * i - 1] * (1 - t) + nums[2 * i + 1] * t);
                 }
-            return float(p.nums[2 * n - 1]);
+            return float(nums[2 * n - 1]);
         };
-        if (normalized || reflectance_ctx_) return sampled_spectrum_rgb(at, reflectance_ctx_);
+        if (emission || reflectance_ctx_) return sampled_spectrum_rgb(at, reflectance_ctx_);
         return vec3(at(650.0), at(550.0), at(450.0));
     }
     bool spectrum(Params& ps, const std::string& name, vec3& out, bool* normalized = nullptr,
