@@ -77,6 +77,14 @@ def write_pfm(path, w, h, pix):  # pix[y][x] = (r, g, b) floats, row 0 at the to
                 f.write(struct.pack("<3f", *p))
 
 
+def spectrum_files():
+    os.makedirs(os.path.join(OUT, "spds"), exist_ok=True)
+    for name, samples in (("eta", SPD_ETA), ("k", SPD_K)):
+        with open(os.path.join(OUT, "spds", f"test-metal.{name}.spd"), "w") as f:
+            f.write(f"# a copper-like conductor's {name}, made up for the parity suite: wavelength (nm), value\n")
+            f.writelines(f"{l} {v}\n" for l, v in samples)
+
+
 def textures():
     os.makedirs(os.path.join(OUT, "textures"), exist_ok=True)
     # 16x16: four colour quadrants with a white cross, so scale and offset are visible
@@ -157,6 +165,15 @@ SCENES["mat_conductor_rough_al"] = mat_scene(
     'Material "conductor" "spectrum eta" "metal-Al-eta" "spectrum k" "metal-Al-k" "float roughness" 0.3')
 SCENES["mat_conductor_rough_low"] = mat_scene(
     'Material "conductor" "spectrum eta" "metal-Ag-eta" "spectrum k" "metal-Ag-k" "float roughness" 0.05')
+# a conductor's eta and k from spectrum files (.spd, read relative to the scene's folder): a copper-like metal made
+# up for the test, strongly coloured so that the RGB conversion shows (spectrum_files() writes them). The samples
+# span 360-830 nm, all the wavelengths pbrt-v4 samples: its spectra are 0 outside their samples
+SPD_ETA = [(360, 1.3), (450, 1.2), (500, 1.1), (550, 0.9), (575, 0.5), (600, 0.3), (650, 0.22), (700, 0.2),
+           (830, 0.23)]
+SPD_K = [(360, 1.8), (450, 2.3), (500, 2.5), (550, 2.6), (600, 3.2), (650, 3.7), (700, 4.1), (830, 5.2)]
+SCENES["mat_conductor_spd"] = mat_scene(
+    'Material "conductor" "spectrum eta" "spds/test-metal.eta.spd" "spectrum k" "spds/test-metal.k.spd" '
+    '"float roughness" 0.05')
 SCENES["mat_conductor_etak_rgb"] = mat_scene(
     'Material "conductor" "rgb eta" [0.2 0.9 1.1] "rgb k" [3.9 2.4 2.2] "float roughness" 0.15')
 SCENES["mat_conductor_reflectance"] = mat_scene(
@@ -290,6 +307,7 @@ SCENES["filter_mitchell"] = filter_scene('PixelFilter "mitchell"\n')
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     textures()
+    spectrum_files()
     for name, text in SCENES.items():
         with open(os.path.join(OUT, name + ".pbrt"), "w") as f:
             f.write(text)
