@@ -1213,6 +1213,15 @@ TEST(PbrtSpectra, SampledConductorsFitTheSpectralFresnelReflectance) {
                 619.9 3.06 688.8 3.8 774.9 4.86]
 Shape "sphere"
 )";
+    // under a coating the fit is of eta and k relative to the coating's index, as pbrt-v4 divides the spectra
+    LoadedScene coated = load("fit-coated",
+                              "Material \"coatedconductor\" \"float interface.eta\" 1.5 "
+                              "\"spectrum conductor.eta\" [400 0.3 700 0.3] "
+                              "\"spectrum conductor.k\" [400 4.5 700 4.5]\nShape \"sphere\"\n");
+    const LayeredData& layer = coated.data.layered.at(0);
+    EXPECT_EQ(layer.conductor_base, 1u);
+    expect_vec(layer.eta, vec3(0.2f), 2e-3f);
+    expect_vec(layer.k, vec3(3.0f), 2e-3f);
     const ConductorData gold = load("fit-gold", au).data.conductor.at(0);
     const vec3 spectral_0(1.0087f, 0.7758f, 0.3494f), spectral_60(0.9947f, 0.7803f, 0.3852f);
     for (int c = 0; c < 3; ++c) {

@@ -781,8 +781,10 @@ private:
         return vec3(at(650.0), at(550.0), at(450.0));
     }
     // A conductor's eta and k (parameters en and kn; pbrt-v4's copper where not given): both sampled spectra
-    // (inline or files) by the Fresnel fit of fit_conductor_rgb, else each as spectrum() reads it.
-    void conductor_etak(Params& ps, const std::string& en, const std::string& kn, vec3& eta, vec3& k) {
+    // (inline or files) by the Fresnel fit of fit_conductor_rgb, else each as spectrum() reads it. `outside` is the
+    // index of the medium above the conductor (a coating's): the fit is made for eta and k relative to it.
+    void conductor_etak(Params& ps, const std::string& en, const std::string& kn, vec3& eta, vec3& k,
+                        double outside = 1.0) {
         conductor_preset("Cu", eta, k);
         const Param* pe = find(ps, en);
         const Param* pk = find(ps, kn);
@@ -790,8 +792,10 @@ private:
         if (pe && pk && sampled_pairs(*pe, ep) && sampled_pairs(*pk, kp)) {
             get(ps, en, {"spectrum"});
             get(ps, kn, {"spectrum"});
-            fit_conductor_rgb([&](double nm) { return pairs_at(ep, nm); }, [&](double nm) { return pairs_at(kp, nm); },
-                              eta, k);
+            fit_conductor_rgb([&](double nm) { return pairs_at(ep, nm) / outside; },
+                              [&](double nm) { return pairs_at(kp, nm) / outside; }, eta, k);
+            eta *= float(outside);
+            k *= float(outside);
             return;
         }
         spectrum(ps, en, eta, nullptr, nullptr, true);
@@ -1565,7 +1569,7 @@ private:
                     }
             } else {
                 vec3 eta, k;
-                conductor_etak(ps, "conductor.eta", "conductor.k", eta, k);
+                conductor_etak(ps, "conductor.eta", "conductor.k", eta, k, d.coat_eta);
                 if (glm::min(eta.x, glm::min(eta.y, eta.z)) <= 0.0f || glm::min(k.x, glm::min(k.y, k.z)) < 0.0f)
                     fail(l, "conductor.eta must be > 0 and conductor.k not negative");
                 d.eta = eta / d.coat_eta;  // pbrt-v4: the conductor's index relative to the coating
