@@ -28,8 +28,9 @@ enum Feature : uint32_t {
     kFeatLayered = 1u << 9,        // pbrt-v4's coated (layered) materials: a random walk per evaluation
     kFeatDeltaLights = 1u << 10,   // point, spot and distant lights in the light table (sampled by next-event only)
     kFeatDiffuseTransmission = 1u << 11,  // pbrt-v4's diffusetransmission material (Lambert lobes on both sides)
+    kFeatBump = 1u << 12,                 // pbrt-v4's bump mapping ("displacement"): MatType::Bumped materials
 };
-constexpr uint32_t kFeaturesAll = (1u << 12) - 1u;
+constexpr uint32_t kFeaturesAll = (1u << 13) - 1u;
 
 template <uint32_t F>
 WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
@@ -42,11 +43,13 @@ WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
 constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatConductor | kFeatDielectric;
 // Everything but the layered materials: their random walks cost the general kernels registers (and spills) that
 // scenes without them should not pay for, so a scene with coated materials runs kernels of its own (kFeaturesAll).
-constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered | kFeatDiffuseTransmission);
+// Bump mapping is left out of this set and the next for the same reason: a bumped scene (pbrt-v4's "displacement")
+// runs the set that holds everything.
+constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered | kFeatDiffuseTransmission | kFeatBump);
 // The coated materials without pbrt-v4's diffuse transmission: compiled into the layered kernels it cost the coated
 // scenes without it 1.8-3.6% (more spills in shade and the megakernel; H100, LOG entries 60 and 61), so the scenes
 // that have it (the living room) run kernels of their own, kFeaturesAll.
-constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTransmission);
+constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTransmission | kFeatBump);
 constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesGeneral, kFeaturesLayered, kFeaturesAll};
 
 // The compiled set the kernels of a scene with features `need` run as.

@@ -146,6 +146,9 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     // diffuse transmission: the set that holds everything (the coated scenes without it keep their kernels)
     EXPECT_EQ(feature_set_for(fc | kFeatDiffuseTransmission), kFeaturesAll);
     EXPECT_EQ(feature_set_for(fc | kFeatLayered | kFeatDiffuseTransmission), kFeaturesAll);
+    // bump mapping: the set that holds everything, whatever else the scene has
+    EXPECT_EQ(feature_set_for(fc | kFeatBump), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(fc | kFeatLayered | kFeatBump), kFeaturesAll);
     EXPECT_STREQ(feature_set_name(kFeaturesGeneral), "all");
     EXPECT_STREQ(feature_set_name(kFeaturesLayered), "layered");
     EXPECT_STREQ(feature_set_name(kFeaturesAll), "layered+transmission");
