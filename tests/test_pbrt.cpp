@@ -509,7 +509,8 @@ TEST(PbrtMaterials, DisplacementBumpMapsEachMaterialOrWarns) {
                 f.write(reinterpret_cast<const char*>(&v), 4);
             }
     }
-    const std::string tri = "Shape \"trianglemesh\" \"point3 P\" [0 0 0  1 0 0  0 1 0] \"point2 uv\" [0 0  1 0  0 1]\n";
+    const std::string tri =
+        "Translate 2 0 0 Shape \"trianglemesh\" \"point3 P\" [0 0 0  1 0 0  0 1 0] \"point2 uv\" [0 0  1 0  0 1]\n";
     LoadedScene ls = load("bumps", R"(Texture "h" "float" "imagemap" "string filename" "pbrt-bump.pfm" "float uscale" 2
 Texture "b" "float" "scale" "texture tex" "h" "float scale" 0.25
 Texture "m" "float" "mix" "texture tex1" "h" "float tex2" 0
@@ -541,8 +542,8 @@ Shape "sphere"
     for (size_t i : distinct_slots(d)) (MatHandle{d.info[i].y}.type() == MatType::Bumped ? bumped : plain)++;
     EXPECT_EQ(bumped, 5u);
     EXPECT_EQ(plain, 2u);  // the dielectric of the mix texture, the constant displacement
-    EXPECT_TRUE(has_warning(ls, "pbrt-bumps.pbrt:12:23: displacement texture 'm' is not pbrt-v4's here"));
-    EXPECT_TRUE(has_warning(ls, "pbrt-bumps.pbrt:17:1: bump mapping of a sphere not supported"));
+    EXPECT_TRUE(has_warning(ls, "pbrt-bumps.pbrt:16:23: displacement texture 'm' is not pbrt-v4's here"));
+    EXPECT_TRUE(has_warning(ls, "pbrt-bumps.pbrt:21:1: bump mapping of a sphere not supported"));
     EXPECT_FALSE(has_warning(ls, "parameter 'displacement'"));  // read, never "ignored"
     EXPECT_EQ(ls.warnings.size(), 3u) << ls.warnings[0];        // and the mix texture's own
     EXPECT_NE(error_of("nodisp", std::string(kHeader) + "Material \"diffuse\" \"texture displacement\" \"nope\"")
