@@ -311,7 +311,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     // A bumped surface is shaded by pbrt-v4's rules: the BSDF on wo's side of the shading normal (pbrt-v4's BxDFs of
     // the opaque materials reflect on wo's side of the shading frame; its dielectric, like ours, takes the side from
     // wo), and no test of wi against the geometric side (pbrt-v4 has none). Bumped normals tilt far from ng (in the
-    // parity scene tex_bump up to 32 degrees), so wo is often below the shading plane: with the frame on ng's side
+    // parity scene tex_bump up to 41 degrees), so wo is often below the shading plane: with the frame on ng's side
     // and the geometric tests, tex_bump rendered 4-5% darker than pbrt-v4, 3-4% with either one alone, within 0.3%
     // with neither.
     bool pbrt_sides = false;
