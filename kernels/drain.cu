@@ -43,11 +43,16 @@ using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 // The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general
 // one compiled with it.
 DrainFn drain_fn(uint32_t set, bool clamp = false) {
-    // (with the clamp, the layered sets share the instance that holds everything)
-    if (clamp) return set == kFeaturesGeneral ? drain<kFeaturesGeneral | kWithClamp> : drain<kFeaturesAll | kWithClamp>;
+    // (with the clamp, the layered sets share the instance that holds everything but bump mapping, the bumped scenes
+    // take the one with it)
+    if (clamp) {
+        if (set == kFeaturesGeneral) return drain<kFeaturesGeneral | kWithClamp>;
+        return set == kFeaturesAll ? drain<kFeaturesAll | kWithClamp> : drain<kFeaturesTransmission | kWithClamp>;
+    }
     if (set == kFeaturesSpheres) return drain<kFeaturesSpheres>;
     if (set == kFeaturesGeneral) return drain<kFeaturesGeneral>;
-    return set == kFeaturesLayered ? drain<kFeaturesLayered> : drain<kFeaturesAll>;
+    if (set == kFeaturesLayered) return drain<kFeaturesLayered>;
+    return set == kFeaturesTransmission ? drain<kFeaturesTransmission> : drain<kFeaturesAll>;
 }
 }  // namespace
 

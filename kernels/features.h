@@ -28,8 +28,9 @@ enum Feature : uint32_t {
     kFeatLayered = 1u << 9,        // pbrt-v4's coated (layered) materials: a random walk per evaluation
     kFeatDeltaLights = 1u << 10,   // point, spot and distant lights in the light table (sampled by next-event only)
     kFeatDiffuseTransmission = 1u << 11,  // pbrt-v4's diffusetransmission material (Lambert lobes on both sides)
+    kFeatBump = 1u << 12,                 // pbrt-v4's bump mapping ("displacement"): MatType::Bumped materials
 };
-constexpr uint32_t kFeaturesAll = (1u << 12) - 1u;
+constexpr uint32_t kFeaturesAll = (1u << 13) - 1u;
 
 template <uint32_t F>
 WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
@@ -42,12 +43,19 @@ WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
 constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatConductor | kFeatDielectric;
 // Everything but the layered materials: their random walks cost the general kernels registers (and spills) that
 // scenes without them should not pay for, so a scene with coated materials runs kernels of its own (kFeaturesAll).
-constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered | kFeatDiffuseTransmission);
+// Bump mapping is left out of this set and the next two for the same reason: a bumped scene (pbrt-v4's
+// "displacement") runs the set that holds everything.
+constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered | kFeatDiffuseTransmission | kFeatBump);
 // The coated materials without pbrt-v4's diffuse transmission: compiled into the layered kernels it cost the coated
 // scenes without it 1.8-3.6% (more spills in shade and the megakernel; H100, LOG entries 60 and 61), so the scenes
-// that have it (the living room) run kernels of their own, kFeaturesAll.
-constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTransmission);
-constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesGeneral, kFeaturesLayered, kFeaturesAll};
+// that have it (the living room) run kernels of their own, kFeaturesTransmission.
+constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTransmission | kFeatBump);
+// Everything but bump mapping: compiled in, the bump map and pbrt-v4's side rules for bumped surfaces
+// (kernels/stages.h) raised this set's spills in shade from 1236 to 1296 bytes of stores and in the megakernel from
+// 1430 to 1490 (ptxas -v, sm_90), so the scenes without bumps keep the kernels they had.
+constexpr uint32_t kFeaturesTransmission = kFeaturesAll & ~uint32_t(kFeatBump);
+constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesGeneral, kFeaturesLayered, kFeaturesTransmission,
+                                     kFeaturesAll};
 
 // The compiled set the kernels of a scene with features `need` run as.
 constexpr uint32_t feature_set_for(uint32_t need) {
@@ -56,10 +64,11 @@ constexpr uint32_t feature_set_for(uint32_t need) {
     return kFeaturesAll;
 }
 inline const char* feature_set_name(uint32_t set) {
-    return set == kFeaturesSpheres   ? "spheres"
-           : set == kFeaturesGeneral ? "all"
-           : set == kFeaturesLayered ? "layered"
-                                     : "layered+transmission";
+    return set == kFeaturesSpheres        ? "spheres"
+           : set == kFeaturesGeneral      ? "all"
+           : set == kFeaturesLayered      ? "layered"
+           : set == kFeaturesTransmission ? "layered+transmission"
+                                          : "layered+transmission+bump";
 }
 
 }  // namespace wp

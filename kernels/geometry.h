@@ -163,8 +163,9 @@ struct SurfacePoint {
     vec3 ng;  // geometric normal, unit, as the primitive is oriented (not flipped toward the ray)
     vec3 ns;  // shading normal, unit, same hemisphere as ng
     vec2 uv;
-    vec3 dpdu{0.0f}, dpdv{0.0f};  // texture-space tangents (zero where the primitive has no texture coordinates)
-    bool sphere_uv = false;       // a sphere: uv is not stored but derived from ng by texture_uv()
+    vec3 dpdu{0.0f}, dpdv{0.0f};   // texture-space tangents (zero where the primitive has no texture coordinates)
+    bool sphere_uv = false;        // a sphere: uv is not stored but derived from ng by texture_uv()
+    bool interpolated_ns = false;  // ns interpolated from the triangle's corner normals (bump mapping's frame)
 };
 
 // Texture coordinates of the point: the stored ones, or a sphere's (u = longitude from +x toward +z, v = polar
@@ -239,6 +240,7 @@ WP_HD SurfacePoint surface_point(const PrimArrays& P, const Hit& h, const Ray& r
                 if (len2 > 0.0f) {
                     n *= 1.0f / sqrtf(len2);
                     sp.ns = dot_fma(n, sp.ng) < 0.0f ? -n : n;
+                    sp.interpolated_ns = true;
                 }
             }
         }

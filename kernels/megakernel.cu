@@ -33,16 +33,19 @@ using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint6
                               FetchCounters);
 // The instance for a feature set of kFeatureSets.
 // With the indirect clamp or a reconstruction filter (kWithClamp, kWithFilter, kernels/stages.h): the general
-// instance compiled with them (on the binary tree without the layered materials unless the scene has them).
+// instance compiled with them (on the binary tree without the layered materials unless the scene has them; with bump
+// mapping only where the scene has it).
 constexpr uint32_t kWithOptions = kWithClamp | kWithFilter;
 MegakernelFn megakernel_fn(uint32_t set, bool options = false) {
     if (options) {
-        return set == kFeaturesGeneral ? megakernel<kFeaturesGeneral | kWithOptions>
-                                       : megakernel<kFeaturesAll | kWithOptions>;
+        if (set == kFeaturesGeneral) return megakernel<kFeaturesGeneral | kWithOptions>;
+        return set == kFeaturesAll ? megakernel<kFeaturesAll | kWithOptions>
+                                   : megakernel<kFeaturesTransmission | kWithOptions>;
     }
     if (set == kFeaturesSpheres) return megakernel<kFeaturesSpheres>;
     if (set == kFeaturesGeneral) return megakernel<kFeaturesGeneral>;
-    return set == kFeaturesLayered ? megakernel<kFeaturesLayered> : megakernel<kFeaturesAll>;
+    if (set == kFeaturesLayered) return megakernel<kFeaturesLayered>;
+    return set == kFeaturesTransmission ? megakernel<kFeaturesTransmission> : megakernel<kFeaturesAll>;
 }
 }  // namespace
 

@@ -26,6 +26,7 @@
     X(DielectricData, dielectric, dielectric, shading)                                                             \
     X(PrincipledData, principled, principled, shading)                                                             \
     X(LayeredData, layered, layered, shading)                                                                      \
+    X(BumpData, bump, bump, shading)                        /* bumped materials (MatType::Bumped) */               \
     X(Light, lights, lights, shading)                       /* area lights in leaf order, then the delta lights */ \
     X(float, light_cdf, light_cdf, shading)                 /* inclusive CDF over lights, last entry 1 */          \
     X(F4, env_texels, env.texels, environment)              /* lat-long map, radiance */                           \

@@ -11,14 +11,15 @@ enum class ShapeType : uint32_t { Triangle = 0, Sphere = 1, Quad = 2 };
 
 // Material handle: tag in the top 4 bits, index into that tag's parameter array below.
 // DiffuseTransmission (pbrt-v4's diffusetransmission): two consecutive records of the Lambert table, the reflectance's
-// and the transmittance's.
+// and the transmittance's. Bumped: a record of the bump table (BumpData), which wraps another material.
 enum class MatType : uint32_t {
     Lambert = 0,
     Conductor = 1,
     Dielectric = 2,
     Principled = 3,
     Layered = 4,
-    DiffuseTransmission = 5
+    DiffuseTransmission = 5,
+    Bumped = 6
 };
 struct MatHandle {
     uint32_t bits;
@@ -81,6 +82,19 @@ struct LayeredData {
     uint32_t conductor_base;  // 0: diffuse base, 1: conductor base
     uint32_t max_depth, nsamples;
     uint32_t pad[3];
+};
+
+// pbrt-v4's bump mapping (a material's "displacement"): the material `material` (a handle's bits, never Bumped)
+// shaded with the normal of its surface displaced along the shading normal by d(uv) = scale * (the first channel of
+// texture `tex` at uv), d's derivatives taken as finite differences over steps du in u and dv in v (kernels/stages.h:
+// bump_shading_normal). Only the shading normal changes: the material's own parameters are read at the hit's uv.
+struct BumpData {
+    uint32_t material;
+    uint32_t tex;
+    float scale;
+    float du;
+    float dv;
+    float pad[3];
 };
 
 // Texels of all textures in one array (linear RGBA, row 0 at the top, v = 0 at the top as in glTF/OBJ after flip).
@@ -169,6 +183,7 @@ struct SceneView {
     const DielectricData* dielectric = nullptr;
     const PrincipledData* principled = nullptr;
     const LayeredData* layered = nullptr;
+    const BumpData* bump = nullptr;
     const Light* lights = nullptr;
     const float* light_cdf = nullptr;  // inclusive CDF over lights, last entry 1
     uint32_t num_lights = 0;

@@ -51,11 +51,16 @@ using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 // The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general one compiled
 // with it.
 ShadeFn shade_fn(uint32_t set, bool clamp = false) {
-    // (with the clamp, the layered sets share the instance that holds everything)
-    if (clamp) return set == kFeaturesGeneral ? shade<kFeaturesGeneral | kWithClamp> : shade<kFeaturesAll | kWithClamp>;
+    // (with the clamp, the layered sets share the instance that holds everything but bump mapping, the bumped scenes
+    // take the one with it)
+    if (clamp) {
+        if (set == kFeaturesGeneral) return shade<kFeaturesGeneral | kWithClamp>;
+        return set == kFeaturesAll ? shade<kFeaturesAll | kWithClamp> : shade<kFeaturesTransmission | kWithClamp>;
+    }
     if (set == kFeaturesSpheres) return shade<kFeaturesSpheres>;
     if (set == kFeaturesGeneral) return shade<kFeaturesGeneral>;
-    return set == kFeaturesLayered ? shade<kFeaturesLayered> : shade<kFeaturesAll>;
+    if (set == kFeaturesLayered) return shade<kFeaturesLayered>;
+    return set == kFeaturesTransmission ? shade<kFeaturesTransmission> : shade<kFeaturesAll>;
 }
 }  // namespace
 

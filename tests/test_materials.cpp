@@ -374,6 +374,130 @@ TEST(Textures, NormalMapTiltsShadingNormal) {
     EXPECT_NEAR(sp.ns.z, expect.z, 1e-2f);
 }
 
+// Bump mapping (pbrt-v4's "displacement", MatType::Bumped): the shading normal at the hit of a ray straight down
+// onto a bumped quad or triangle in the plane z = 0 (its geometric normal +z, dpdu and dpdv as given).
+namespace {
+struct BumpProbe {
+    SceneData sd;
+    vec3 ns;
+};
+// A w x 1 image whose first channel at u is `ramp` * u (texel i holds ramp * (i + 0.5) / w: bilinear between texel
+// centres it is linear in u); `in_v` lays it out as 1 x w, a ramp in v. The surface: a quad of edges eu, ev (uv along
+// them), or with `normals` a triangle of the same corners with corner normals +z.
+BumpProbe bump_probe(float ramp, bool in_v, vec3 eu, vec3 ev, bool normals, float scale = 1.0f) {
+    SceneBuilder b;
+    const uint32_t w = 64;
+    std::vector<F4> t(w);
+    for (uint32_t i = 0; i < w; ++i) {
+        const float v = ramp * (float(i) + 0.5f) / float(w);
+        t[i] = F4{v, 0.0f, 0.0f, 1.0f};
+    }
+    const uint32_t tex = in_v ? b.texture(t, 1, w) : b.texture(t, w, 1);
+    const MatHandle m = b.bumped(b.lambert(vec3(0.5f)), tex, scale, 0.5f / w, 0.5f / w);
+    const vec3 o = -0.5f * (eu + ev);
+    if (normals) {  // corners in the order that makes the geometric normal +z, as the corner normals
+        TriAttr a;
+        a.has_normals = true;
+        for (vec3& n : a.n) n = vec3(0, 0, 1);
+        const bool swap = glm::cross(eu, ev).z < 0.0f;
+        a.uv[0] = vec2(0, 0), a.uv[1] = swap ? vec2(0, 1) : vec2(1, 0), a.uv[2] = swap ? vec2(1, 0) : vec2(0, 1);
+        b.triangle(o, o + (swap ? ev : eu), o + (swap ? eu : ev), m, a);
+    } else {
+        b.quad(o, eu, ev, m);
+    }
+    b.set_camera(make_camera(vec3(0, 0, 5), vec3(0), vec3(0, 1, 0), 30.0f, 1.0f));
+    BumpProbe p{b.build(), vec3(0.0f)};
+    SceneView s = p.sd.view();
+    // the hit at uv (0.3, 0.3): away from the image's wrap
+    Ray r{o + 0.3f * eu + 0.3f * ev + vec3(0, 0, 5), vec3(0, 0, -1)};
+    Hit h = intersect_closest(s, r);
+    EXPECT_NE(h.prim, kInvalid);
+    if (h.prim == kInvalid) return p;
+    SurfacePoint sp = surface_point(s.prims, h, r);
+    vec3 emitted;
+    MatParams mp = resolve_material(s, MatHandle{load4(&s.prims.info[h.prim]).y}, sp, emitted);
+    EXPECT_EQ(mp.type, MatType::Lambert);  // the wrapped material, its parameters as they are
+    EXPECT_NEAR(mp.color.x, 0.5f, 1e-6f);
+    p.ns = sp.ns;
+    return p;
+}
+}  // namespace
+
+// A constant displacement leaves a flat surface's normal as it is; a ramp d = a u tilts it by atan(a / |dp/du|)
+// away from the rising side (toward -dp/du), a ramp in v by atan(a / |dp/dv|) toward -dp/dv, whichever way the
+// texture's v runs. With corner normals pbrt-v4's shading tangent ts = ns x dp/du stands for its dp/dv (its v runs
+// upward, ours downward): a ramp in v tilts the normal by atan(a / |dp/du|) toward ts, whichever way v runs on the
+// surface (so away from the rising side where pbrt-v4's uv turn the right way about the normal).
+TEST(Textures, BumpMapTiltsTheShadingNormalByTheDisplacementsSlope) {
+    const vec3 eu(2, 0, 0), ev(0, 4, 0);  // |dp/du| = 2, |dp/dv| = 4; with normals ts = +y, |ts| = 2
+    for (bool normals : {false, true}) {
+        vec3 n = bump_probe(0.0f, false, eu, ev, normals).ns;  // d = 0 everywhere
+        EXPECT_NEAR(n.x, 0.0f, 1e-6f);
+        EXPECT_NEAR(n.y, 0.0f, 1e-6f);
+        EXPECT_NEAR(n.z, 1.0f, 1e-6f);
+        n = bump_probe(1.0f, false, eu, ev, normals, 0.0f).ns;  // a ramp scaled to nothing
+        EXPECT_NEAR(n.z, 1.0f, 1e-6f);
+    }
+    const float a = 0.8f;
+    for (bool normals : {false, true}) {
+        vec3 n = bump_probe(a, false, eu, ev, normals).ns;
+        EXPECT_NEAR(std::atan2(-n.x, n.z), std::atan(a / 2.0f), 1e-4f) << "normals " << normals;
+        EXPECT_NEAR(n.y, 0.0f, 1e-5f);
+        EXPECT_NEAR(glm::length(n), 1.0f, 1e-5f);
+        // the ramp's scale is the record's factor: twice the factor, twice the slope
+        n = bump_probe(a, false, eu, ev, normals, 2.0f).ns;
+        EXPECT_NEAR(std::atan2(-n.x, n.z), std::atan(2.0f * a / 2.0f), 1e-4f);
+        // a ramp in v: rising toward +y, the normal toward -y; with normals pbrt-v4's, toward ts = +y
+        n = bump_probe(a, true, eu, ev, normals).ns;
+        EXPECT_NEAR(n.x, 0.0f, 1e-5f);
+        EXPECT_NEAR(std::atan2(normals ? n.y : -n.y, n.z), std::atan(a / (normals ? 2.0f : 4.0f)), 1e-4f);
+    }
+    // with normals and v along -y (pbrt-v4's v along +y, its uv turning the right way about +z): rising toward -y,
+    // the normal toward +y = ts
+    vec3 n = bump_probe(a, true, eu, -ev, true).ns;
+    EXPECT_GT(n.z, 0.0f);
+    EXPECT_NEAR(std::atan2(n.y, n.z), std::atan(a / 2.0f), 1e-4f);
+    // u and v running the other way (dp/du = -x, dp/dv = -y; the normal still +z): the normal still tilts away from
+    // the rising side, now toward +x and +y
+    n = bump_probe(a, false, -eu, -ev, false).ns;
+    EXPECT_NEAR(std::atan2(n.x, n.z), std::atan(a / 2.0f), 1e-4f);
+    n = bump_probe(a, true, -eu, -ev, false).ns;
+    EXPECT_NEAR(std::atan2(n.y, n.z), std::atan(a / 4.0f), 1e-4f);
+}
+
+// A bumped material under a constant displacement texture renders as its material (the same image within the noise:
+// the shading frame is built from the bumped normal, so the samples' directions differ); the scene's features carry
+// the bump bit (the kernels compiled with bump mapping run it).
+TEST(Textures, BumpedMaterialOfAConstantDisplacementRendersItsMaterial) {
+    auto scene = [](bool bumped) {
+        SceneBuilder b;
+        MatHandle m = b.lambert(vec3(0.7f, 0.5f, 0.3f));
+        if (bumped) m = b.bumped(m, b.texture({F4{0.4f, 0.4f, 0.4f, 1.0f}}, 1, 1), 3.0f, 0.01f, 0.01f);
+        b.quad(vec3(-1, -1, 0), vec3(2, 0, 0), vec3(0, 2, 0), m);
+        b.quad(vec3(-1, -1, 1), vec3(0, 2, 0), vec3(2, 0, 0), b.lambert(vec3(0.0f)), vec3(4.0f));  // a light above
+        b.set_background(vec3(0.2f));
+        b.set_camera(make_camera(vec3(0, -3, 3), vec3(0), vec3(0, 0, 1), 40.0f, 1.0f));
+        return b.build();
+    };
+    const SceneData plain = scene(false), bumped = scene(true);
+    EXPECT_FALSE(plain.features() & kFeatBump);
+    EXPECT_TRUE(bumped.features() & kFeatBump);
+    EXPECT_EQ(feature_set_for(bumped.features()), kFeaturesAll);
+    RenderParams rp;
+    rp.width = rp.height = 16;
+    rp.spp = 256;
+    rp.max_depth = 4;
+    Image a = render_cpu(plain, rp, Mode::Megakernel), b = render_cpu(bumped, rp, Mode::Megakernel);
+    ASSERT_EQ(a.rgb.size(), b.rgb.size());
+    for (int c = 0; c < 3; ++c) {
+        double sa = 0, sb = 0;
+        for (size_t i = c; i < a.rgb.size(); i += 3) sa += a.rgb[i], sb += b.rgb[i];
+        EXPECT_GT(sa, 10.0);
+        EXPECT_NEAR(sb / sa, 1.0, 0.005) << "channel " << c;
+    }
+    EXPECT_THROW(SceneBuilder().bumped(MatHandle{}, 0, 1.0f, 0.01f, 0.01f), std::runtime_error);  // no texture 0
+}
+
 // The scene format's new keys: environment map, textures, conductor presets, emissive cubes; and their errors.
 TEST(Materials, SceneJsonEnvironmentTexturesPresets) {
     {  // a 4x2 PFM environment and a 2x2 PNG texture

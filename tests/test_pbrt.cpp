@@ -498,6 +498,61 @@ Shape "trianglemesh" "point3 P" [0 0 0  1 0 0  0 1 0] "point2 uv" [0 0  1 0  0 1
               std::string::npos);
 }
 
+// "displacement": every material pbrt-v4 bump-maps is wrapped in a bump record (MatType::Bumped) of the float
+// texture's image, factor and half-texel steps; a displacement that cannot be expressed is a warning at its
+// parameter, a constant one changes nothing, and a shape without texture coordinates here (a sphere) is a warning.
+TEST(PbrtMaterials, DisplacementBumpMapsEachMaterialOrWarns) {
+    {
+        std::ofstream f(tmp("bump.pfm"), std::ios::binary);  // 4 x 2, linear
+        f << "PF\n4 2\n-1\n";
+        for (int i = 0; i < 8; ++i)
+            for (int c = 0; c < 3; ++c) {
+                const float v = 0.1f * float(i);
+                f.write(reinterpret_cast<const char*>(&v), 4);
+            }
+    }
+    const std::string tri =
+        "Translate 2 0 0 Shape \"trianglemesh\" \"point3 P\" [0 0 0  1 0 0  0 1 0] \"point2 uv\" [0 0  1 0  0 1]\n";
+    LoadedScene ls = load("bumps", R"(Texture "h" "float" "imagemap" "string filename" "pbrt-bump.pfm" "float uscale" 2
+Texture "b" "float" "scale" "texture tex" "h" "float scale" 0.25
+Texture "m" "float" "mix" "texture tex1" "h" "float tex2" 0
+Material "diffuse" "texture displacement" "b"
+)" + tri + R"(Material "conductor" "texture displacement" "b"
+)" + tri + R"(Material "coateddiffuse" "texture displacement" "b"
+)" + tri + R"(Material "diffusetransmission" "texture displacement" "b"
+)" + tri + R"(Material "dielectric" "texture displacement" "m"
+)" + tri + R"(Material "diffuse" "float displacement" 0.5
+)" + tri + R"(Material "diffuse" "texture displacement" "b"
+Shape "sphere"
+)");
+    const SceneData& d = ls.data;
+    EXPECT_TRUE(d.features() & kFeatBump);
+    EXPECT_TRUE(d.features() & kFeatDiffuseTransmission);  // (seen through its bump record)
+    ASSERT_EQ(d.bump.size(), 5u);                          // the four bumped triangles' materials and the sphere's
+    const MatType wrapped[5] = {MatType::Lambert, MatType::Conductor, MatType::Layered, MatType::DiffuseTransmission,
+                                MatType::Lambert};
+    for (size_t i = 0; i < 5; ++i) {
+        const BumpData& b = d.bump[i];
+        EXPECT_EQ(MatHandle{b.material}.type(), wrapped[i]) << i;
+        ASSERT_LT(b.tex, d.textures.size());
+        EXPECT_EQ(d.textures[b.tex].kind, kTexMapped);  // the image through its uscale
+        EXPECT_FLOAT_EQ(b.scale, 0.25f);
+        EXPECT_FLOAT_EQ(b.du, 0.5f / (4 * 2));  // half a texel of the mapped image
+        EXPECT_FLOAT_EQ(b.dv, 0.5f / 2);
+    }
+    size_t bumped = 0, plain = 0;
+    for (size_t i : distinct_slots(d)) (MatHandle{d.info[i].y}.type() == MatType::Bumped ? bumped : plain)++;
+    EXPECT_EQ(bumped, 5u);
+    EXPECT_EQ(plain, 2u);  // the dielectric of the mix texture, the constant displacement
+    EXPECT_TRUE(has_warning(ls, "pbrt-bumps.pbrt:16:23: displacement texture 'm' is not pbrt-v4's here"));
+    EXPECT_TRUE(has_warning(ls, "pbrt-bumps.pbrt:21:1: bump mapping of a sphere not supported"));
+    EXPECT_FALSE(has_warning(ls, "parameter 'displacement'"));  // read, never "ignored"
+    EXPECT_EQ(ls.warnings.size(), 3u) << ls.warnings[0];        // and the mix texture's own
+    EXPECT_NE(error_of("nodisp", std::string(kHeader) + "Material \"diffuse\" \"texture displacement\" \"nope\"")
+                  .find("no float texture named 'nope'"),
+              std::string::npos);
+}
+
 // ------------------------------------------------------------------------------------------------ lights, shapes
 TEST(PbrtLights, AreaLightsAndInfiniteLights) {
     LoadedScene ls = load("area", R"(AttributeBegin

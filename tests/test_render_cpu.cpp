@@ -143,12 +143,19 @@ TEST(RenderCpu, FeatureSetsOfScenesAndSpecialisedStagesBitForBit) {
     EXPECT_EQ(feature_set_for(kFeatSpheres | kFeatTextures), kFeaturesGeneral);
     // coated materials: the layered set, which nothing else needs
     EXPECT_EQ(feature_set_for(fc | kFeatLayered), kFeaturesLayered);
-    // diffuse transmission: the set that holds everything (the coated scenes without it keep their kernels)
-    EXPECT_EQ(feature_set_for(fc | kFeatDiffuseTransmission), kFeaturesAll);
-    EXPECT_EQ(feature_set_for(fc | kFeatLayered | kFeatDiffuseTransmission), kFeaturesAll);
+    // diffuse transmission: everything but bump mapping (the coated scenes without it keep their kernels)
+    EXPECT_EQ(feature_set_for(fc | kFeatDiffuseTransmission), kFeaturesTransmission);
+    EXPECT_EQ(feature_set_for(fc | kFeatLayered | kFeatDiffuseTransmission), kFeaturesTransmission);
+    // bump mapping: the set that holds everything, whatever else the scene has (the others keep their kernels)
+    EXPECT_EQ(feature_set_for(fc | kFeatBump), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(fc | kFeatLayered | kFeatBump), kFeaturesAll);
+    EXPECT_EQ(feature_set_for(fc | kFeatLayered | kFeatDiffuseTransmission | kFeatBump), kFeaturesAll);
+    for (uint32_t set : {kFeaturesSpheres, kFeaturesGeneral, kFeaturesLayered, kFeaturesTransmission})
+        EXPECT_FALSE(set & kFeatBump);
     EXPECT_STREQ(feature_set_name(kFeaturesGeneral), "all");
     EXPECT_STREQ(feature_set_name(kFeaturesLayered), "layered");
-    EXPECT_STREQ(feature_set_name(kFeaturesAll), "layered+transmission");
+    EXPECT_STREQ(feature_set_name(kFeaturesTransmission), "layered+transmission");
+    EXPECT_STREQ(feature_set_name(kFeaturesAll), "layered+transmission+bump");
 
     RenderParams rp = rt.params;
     rp.width = 64;

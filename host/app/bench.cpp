@@ -405,10 +405,11 @@ json mode_figures(const Bench& b, const ModeRuns& r, Mode m) {
 void kernel_table(Bench& b, const RenderStats& table, json& jm) {
     const double t_table = table.render_ms;
     json kernels = json::array();
-    const uint32_t set = table.feature_set == "spheres"   ? kFeaturesSpheres
-                         : table.feature_set == "all"     ? kFeaturesGeneral
-                         : table.feature_set == "layered" ? kFeaturesLayered
-                                                          : kFeaturesAll;
+    const uint32_t set = table.feature_set == "spheres"                ? kFeaturesSpheres
+                         : table.feature_set == "all"                  ? kFeaturesGeneral
+                         : table.feature_set == "layered"              ? kFeaturesLayered
+                         : table.feature_set == "layered+transmission" ? kFeaturesTransmission
+                                                                       : kFeaturesAll;
     jm["render_ms_kernel_timing"] = t_table;  // the frame of the run that timed every kernel
     for (const KernelRow& kr : table.kernels) {
         const std::string& k = kr.name;

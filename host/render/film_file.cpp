@@ -84,6 +84,7 @@ void hash_item(Hash& h, const LayeredData& m) {
     h.v3(m.k), h.f(m.coat_eta), h.f(m.coat_alpha), h.f(m.base_alpha), h.word(m.conductor_base);
     h.word(m.max_depth), h.word(m.nsamples);
 }
+void hash_item(Hash& h, const BumpData& b) { h.word(b.material), h.word(b.tex), h.f(b.scale), h.f(b.du), h.f(b.dv); }
 void hash_item(Hash& h, const Light& l) {
     h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
     h.word(l.type), h.v3(l.pos), h.f(l.cos_start), h.v3(l.dir), h.f(l.cos_end);

@@ -269,8 +269,9 @@ public:
         s_ = upload_scene(sd, A_);
         // the kernels' feature set (kernels/features.h): the scene's features and light sampling, or the general
         // kernels
-        s_.features = opt.general_kernels ? kFeaturesGeneral | (s_.features & (kFeatLayered | kFeatDiffuseTransmission))
-                                          : render_features(s_, rp);
+        s_.features = opt.general_kernels
+                          ? kFeaturesGeneral | (s_.features & (kFeatLayered | kFeatDiffuseTransmission | kFeatBump))
+                          : render_features(s_, rp);
         st_.feature_set = feature_set_name(feature_set_for(s_.features));
         film_ = make_film(rp.film_pixels(), A_);
         WP_CUDA(cudaDeviceSynchronize());

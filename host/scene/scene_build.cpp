@@ -44,11 +44,15 @@ uint32_t SceneData::features() const {
     if (!dielectric.empty()) f |= kFeatDielectric;
     if (!principled.empty()) f |= kFeatPrincipled;
     if (!layered.empty()) f |= kFeatLayered;
-    for (const U4& i : info)
-        if (MatHandle{i.y}.type() == MatType::DiffuseTransmission) {
+    if (!bump.empty()) f |= kFeatBump;
+    for (const U4& i : info) {
+        MatHandle h{i.y};
+        if (h.type() == MatType::Bumped) h = MatHandle{bump[h.index()].material};
+        if (h.type() == MatType::DiffuseTransmission) {
             f |= kFeatDiffuseTransmission;
             break;
         }
+    }
     if (!textures.empty()) f |= kFeatTextures;
     for (const Light& l : lights) f |= l.type == kLightArea ? kFeatEmitters : kFeatDeltaLights;
     if (!env_texels.empty()) f |= kFeatEnvMap;
@@ -116,6 +120,13 @@ MatHandle SceneBuilder::conductor_complex(vec3 eta, vec3 k, float alpha) {
     d.use_complex_ior = 1;
     data_.conductor.push_back(d);
     return MatHandle::make(MatType::Conductor, uint32_t(data_.conductor.size() - 1));
+}
+MatHandle SceneBuilder::bumped(MatHandle m, uint32_t tex, float scale, float du, float dv) {
+    if (m.type() == MatType::Bumped) throw std::runtime_error("bumped: the material is bumped already");
+    if (tex >= data_.textures.size()) throw std::runtime_error("bumped: no such texture");
+    if (!(du > 0.0f) || !(dv > 0.0f)) throw std::runtime_error("bumped: the steps must be positive");
+    data_.bump.push_back(BumpData{m.bits, tex, scale, du, dv, {0.0f, 0.0f, 0.0f}});
+    return MatHandle::make(MatType::Bumped, uint32_t(data_.bump.size() - 1));
 }
 uint32_t SceneBuilder::texture(std::vector<F4> texels, uint32_t w, uint32_t h) {
     if (w == 0 || h == 0 || texels.size() != size_t(w) * h) throw std::runtime_error("texture of bad size");

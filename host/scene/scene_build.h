@@ -116,6 +116,9 @@ public:
     // pbrt-v4's coateddiffuse / coatedconductor (kernels/layered.h)
     MatHandle layered(const LayeredData& d);
     MatHandle conductor_complex(vec3 eta, vec3 k, float alpha);
+    // Material m bump-mapped (pbrt-v4's "displacement", MatType::Bumped): displacement scale * (texture tex's first
+    // channel), differenced over steps du, dv in texture space (kernels/scene_view.h: BumpData).
+    MatHandle bumped(MatHandle m, uint32_t tex, float scale, float du, float dv);
     // A texture of w x h linear RGBA texels (row 0 at the top); returns its id.
     uint32_t texture(std::vector<F4> texels, uint32_t w, uint32_t h);
     // The image texture `image` at uv' = (m.x u + m.y, m.z v + m.w) (kTexMapped, kernels/scene_view.h); returns its id.
