@@ -10,8 +10,12 @@ namespace wp {
 
 constexpr int kRayKeyCellBits = 7;                    // 128 cells per axis
 constexpr int kRayKeyBits = 3 * kRayKeyCellBits + 3;  // Morton code, then the octant above it
-constexpr uint32_t kRayKeyNone = 1u << kRayKeyBits;   // an empty slot (of the shadow queue): sorts last
-constexpr int kRayKeySortBits = kRayKeyBits + 1;      // the bits the radix sort looks at
+// An empty slot of the shadow queue: the largest key, not a bit of its own, so that the radix sort looks at 24 bits
+// (three 8-bit passes, not four: the sorts 15-17% cheaper, sorted frames 2.4-4.3% shorter, H100, LOG entry 64). A
+// ray may have this key too (octant 7, the last cell); the sort is stable and the empty slots follow every ray in
+// the queue, so they still sort last.
+constexpr uint32_t kRayKeyNone = (1u << kRayKeyBits) - 1u;
+constexpr int kRayKeySortBits = kRayKeyBits;  // the bits the radix sort looks at
 
 // The 7 low bits of v spread to every third bit (bit k to bit 3k).
 WP_HD uint32_t spread_bits3(uint32_t v) {
