@@ -405,11 +405,9 @@ json mode_figures(const Bench& b, const ModeRuns& r, Mode m) {
 void kernel_table(Bench& b, const RenderStats& table, json& jm) {
     const double t_table = table.render_ms;
     json kernels = json::array();
-    const uint32_t set = table.feature_set == "spheres"                ? kFeaturesSpheres
-                         : table.feature_set == "all"                  ? kFeaturesGeneral
-                         : table.feature_set == "layered"              ? kFeaturesLayered
-                         : table.feature_set == "layered+transmission" ? kFeaturesTransmission
-                                                                       : kFeaturesAll;
+    uint32_t set = kFeaturesAll;  // the set the render ran, by its name (kernels/features.h)
+    for (uint32_t fs : kFeatureSets)
+        if (table.feature_set == feature_set_name(fs)) set = fs;
     jm["render_ms_kernel_timing"] = t_table;  // the frame of the run that timed every kernel
     for (const KernelRow& kr : table.kernels) {
         const std::string& k = kr.name;
