@@ -196,11 +196,13 @@ template <uint32_t Feat = kFeaturesAll>
 WP_HD vec3 bsdf_eval(const MatParams& m, vec3 wo, vec3 wi, float& pdf) {
     pdf = 0.0f;
     switch (m.type) {
-        case MatType::Lambert: {
-            if (wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
-            pdf = wi.z * kInvPi;
-            return m.color * kInvPi;
-        }
+        case MatType::Lambert:
+            if constexpr (has_feature<Feat>(kFeatLambert)) {
+                if (wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
+                pdf = wi.z * kInvPi;
+                return m.color * kInvPi;
+            }
+            break;
         case MatType::Conductor:
             if constexpr (has_feature<Feat>(kFeatConductor)) {
                 if (m.alpha < 1e-3f || wo.z <= 0.0f || wi.z <= 0.0f) return vec3(0.0f);
@@ -280,13 +282,15 @@ template <uint32_t Feat = kFeaturesAll>
 WP_HD bool bsdf_sample(const MatParams& m, vec3 wo, float ulobe, vec2 u, BsdfSample& s) {
     s.delta = false;
     switch (m.type) {
-        case MatType::Lambert: {
-            if (wo.z <= 0.0f) return false;
-            s.wi = sample_cosine_hemisphere(u);
-            s.pdf = s.wi.z * kInvPi;
-            s.f = m.color * kInvPi;
-            return s.pdf > 0.0f;
-        }
+        case MatType::Lambert:
+            if constexpr (has_feature<Feat>(kFeatLambert)) {
+                if (wo.z <= 0.0f) return false;
+                s.wi = sample_cosine_hemisphere(u);
+                s.pdf = s.wi.z * kInvPi;
+                s.f = m.color * kInvPi;
+                return s.pdf > 0.0f;
+            }
+            break;
         case MatType::Conductor:
             if constexpr (has_feature<Feat>(kFeatConductor)) {
                 if (wo.z <= 0.0f) return false;

@@ -2,7 +2,9 @@
 // remaining paths are run to their ends in one kernel (the megakernel's loop over the same stage functions) instead
 // of one launch sequence per bounce for a handful of paths. Persistent, with path regeneration as the megakernel
 // (kernels/persistent.h): a lane whose path ends takes the next queued one.
+#include <cstdlib>
 #include "kernels/gpu_stages.h"
+#include "kernels/kernel_variants.h"
 #include "kernels/persistent.h"
 #include "kernels/wavefront.h"
 
@@ -40,25 +42,41 @@ __global__ void WP_DRAIN_BOUNDS(F)
 
 namespace {
 using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t, unsigned long long*);
-// The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general
-// one compiled with it.
-DrainFn drain_fn(uint32_t set, bool clamp = false) {
-    // (with the clamp, the layered sets share the instance that holds everything but bump mapping, the bumped scenes
-    // take the one with it)
-    if (clamp) {
-        if (set == kFeaturesGeneral) return drain<kFeaturesGeneral | kWithClamp>;
-        return set == kFeaturesAll ? drain<kFeaturesAll | kWithClamp> : drain<kFeaturesTransmission | kWithClamp>;
+struct DrainKernel {
+    using Fn = DrainFn;
+    template <uint32_t F>
+    static Fn get() {
+        return drain<F>;
     }
-    if (set == kFeaturesSpheres) return drain<kFeaturesSpheres>;
-    if (set == kFeaturesGeneral) return drain<kFeaturesGeneral>;
-    if (set == kFeaturesLayered) return drain<kFeaturesLayered>;
-    return set == kFeaturesTransmission ? drain<kFeaturesTransmission> : drain<kFeaturesAll>;
+};
+// Every set, and its options instance (kernels/kernel_variants.h) with the indirect clamp (kWithClamp,
+// kernels/stages.h; a crop rides on it).
+struct DrainMasks {
+    static constexpr auto value = set_masks<kWithClamp>();
+};
+// EXPERIMENT (not for main): the coated sets' drain at other budgets (WP_EXP_DMB=2,3)
+constexpr MaskList<16> drain_exp_masks() {
+    MaskList<16> l;
+    for (uint32_t mb = 2; mb <= 3; ++mb)
+        for (uint32_t set : {kFeaturesLayered, kFeaturesTransmission, kFeaturesAll}) l.add(set | (mb << 24));
+    return l;
+}
+struct DrainMasksExp {
+    static constexpr auto value = drain_exp_masks();
+};
+DrainFn drain_fn(uint32_t mask) {
+    const char* v = std::getenv("WP_EXP_DMB");
+    const uint32_t mb = v ? uint32_t(std::atoi(v)) : 0u;
+    if (mb && (mask == kFeaturesLayered || mask == kFeaturesTransmission || mask == kFeaturesAll))
+        return instance<DrainKernel, DrainMasksExp>(mask | (mb << 24));
+    return instance<DrainKernel, DrainMasks>(mask);
 }
 }  // namespace
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
-    const DrainFn fn = drain_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f || rp.full_width);
+    const DrainFn fn =
+        drain_fn(kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClamp));
     const unsigned blocks = std::min(blocks_for(n), resident_blocks_cached(fn));
     L.launch("drain", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, q, n, rays);
 }

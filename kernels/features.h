@@ -29,8 +29,9 @@ enum Feature : uint32_t {
     kFeatDeltaLights = 1u << 10,   // point, spot and distant lights in the light table (sampled by next-event only)
     kFeatDiffuseTransmission = 1u << 11,  // pbrt-v4's diffusetransmission material (Lambert lobes on both sides)
     kFeatBump = 1u << 12,                 // pbrt-v4's bump mapping ("displacement"): MatType::Bumped materials
+    kFeatLambert = 1u << 13,              // Lambert materials (every set holds them; the shade families select them)
 };
-constexpr uint32_t kFeaturesAll = (1u << 13) - 1u;
+constexpr uint32_t kFeaturesAll = (1u << 14) - 1u;
 
 template <uint32_t F>
 WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
@@ -40,7 +41,7 @@ WP_FEATURES_HD constexpr bool has_feature(uint32_t f) {
 // The sets the GPU kernels are compiled for, smallest first; the last holds everything. Spheres with Lambert,
 // conductor and dielectric materials under a constant sky, no light sampling: the scenes of Ray Tracing in One
 // Weekend (scenes/rtiow.json).
-constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatConductor | kFeatDielectric;
+constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatLambert | kFeatConductor | kFeatDielectric;
 // Everything but the layered materials: their random walks cost the general kernels registers (and spills) that
 // scenes without them should not pay for, so a scene with coated materials runs kernels of its own (kFeaturesAll).
 // Bump mapping is left out of this set and the next two for the same reason: a bumped scene (pbrt-v4's
@@ -54,8 +55,17 @@ constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTrans
 // (kernels/stages.h) raised this set's spills in shade from 1236 to 1296 bytes of stores and in the megakernel from
 // 1430 to 1490 (ptxas -v, sm_90), so the scenes without bumps keep the kernels they had.
 constexpr uint32_t kFeaturesTransmission = kFeaturesAll & ~uint32_t(kFeatBump);
-constexpr uint32_t kFeatureSets[] = {kFeaturesSpheres, kFeaturesGeneral, kFeaturesLayered, kFeaturesTransmission,
-                                     kFeaturesAll};
+// The sets, smallest first, each once with its name (the bench's "feature set", the JSON's): kFeatureSets,
+// feature_set_name and every kernel's instance table (kernels/kernel_variants.h) are made from this list.
+#define WP_FEATURE_SETS(X)                          \
+    X(kFeaturesSpheres, "spheres")                  \
+    X(kFeaturesGeneral, "general")                  \
+    X(kFeaturesLayered, "layered")                  \
+    X(kFeaturesTransmission, "layered+transmission") \
+    X(kFeaturesAll, "all")
+#define WP_FEATURE_SET_MASK(mask, name) mask,
+constexpr uint32_t kFeatureSets[] = {WP_FEATURE_SETS(WP_FEATURE_SET_MASK)};
+#undef WP_FEATURE_SET_MASK
 
 // The compiled set the kernels of a scene with features `need` run as.
 constexpr uint32_t feature_set_for(uint32_t need) {
@@ -64,11 +74,76 @@ constexpr uint32_t feature_set_for(uint32_t need) {
     return kFeaturesAll;
 }
 inline const char* feature_set_name(uint32_t set) {
-    return set == kFeaturesSpheres        ? "spheres"
-           : set == kFeaturesGeneral      ? "all"
-           : set == kFeaturesLayered      ? "layered"
-           : set == kFeaturesTransmission ? "layered+transmission"
-                                          : "layered+transmission+bump";
+#define WP_FEATURE_SET_NAME(mask, name) \
+    if (set == (mask)) return name;
+    WP_FEATURE_SETS(WP_FEATURE_SET_NAME)
+#undef WP_FEATURE_SET_NAME
+    return "all";
+}
+
+// ---- material families: the shade kernels of the wavefront (kernels/shade.cu) ----
+// Each family is one material type of kernels/scene_view.h's MatType (a bump map wraps a material and takes its
+// family) and the feature bit that compiles its code; the family's shade kernel is the same shade body compiled
+// with only that material's bit (family_features), so each family gets the registers and the code of its own
+// material. Family 0 collects the misses (the environment). The family of a hit is 1 + its material's type, the
+// material key of kernels/wavefront_queues.h.
+#define WP_SHADE_FAMILIES(X)                                      \
+    X(Miss, "miss", 0u)                                           \
+    X(Lambert, "lambert", kFeatLambert)                           \
+    X(Conductor, "conductor", kFeatConductor)                     \
+    X(Dielectric, "dielectric", kFeatDielectric)                  \
+    X(Principled, "principled", kFeatPrincipled)                  \
+    X(Layered, "layered", kFeatLayered)                           \
+    X(DiffuseTransmission, "diffuse_transmission", kFeatDiffuseTransmission)
+enum ShadeFamily : uint32_t {
+#define WP_FAMILY_ENUM(id, name, bit) kFamily##id,
+    WP_SHADE_FAMILIES(WP_FAMILY_ENUM)
+#undef WP_FAMILY_ENUM
+        kNumFamilies
+};
+#define WP_FAMILY_BIT(id, name, bit) bit,
+constexpr uint32_t kFamilyBits[kNumFamilies] = {WP_SHADE_FAMILIES(WP_FAMILY_BIT)};
+#undef WP_FAMILY_BIT
+#define WP_FAMILY_NAME(id, name, bit) name,
+constexpr const char* kFamilyNames[kNumFamilies] = {WP_SHADE_FAMILIES(WP_FAMILY_NAME)};
+#undef WP_FAMILY_NAME
+// The stage names of the family kernels' rows ("shade_lambert"): kernels/kernel_attr.h's kStageNames holds them.
+#define WP_FAMILY_STAGE(id, name, bit) "shade_" name,
+constexpr const char* kFamilyStageNames[kNumFamilies] = {WP_SHADE_FAMILIES(WP_FAMILY_STAGE)};
+#undef WP_FAMILY_STAGE
+constexpr uint32_t kMaterialFeatures =
+    kFeatLambert | kFeatConductor | kFeatDielectric | kFeatPrincipled | kFeatLayered | kFeatDiffuseTransmission;
+// What a miss needs of a set: the environment and the shapes (the rest is hit code it never runs).
+constexpr uint32_t kMissKeeps = kFeatTriangles | kFeatSpheres | kFeatEnvMap | kFeatLightSampling;
+
+// The features the kernel of family `fam` of set `set` is compiled with: the set's, less every material but the
+// family's own (for misses: what a miss needs). Bits beside the features (the options of kernels/stages.h) pass.
+constexpr uint32_t family_features(uint32_t set, uint32_t fam) {
+    if (fam == kFamilyMiss) return set & (kMissKeeps | ~kFeaturesAll);
+    return (set & ~kMaterialFeatures) | (set & kFamilyBits[fam]);
+}
+// The families of a scene's features (bit f: family f), misses always.
+constexpr uint32_t families_of(uint32_t features) {
+    uint32_t m = 1u << kFamilyMiss;
+    for (uint32_t f = 1; f < kNumFamilies; ++f)
+        if (features & kFamilyBits[f]) m |= 1u << f;
+    return m;
+}
+
+// The one material family of a scene's features (its index), or 0 (kFamilyMiss) when it has none or several.
+constexpr uint32_t shade_single_family(uint32_t features) {
+    const uint32_t m = families_of(features) & ~(1u << kFamilyMiss);
+    if (m == 0u || (m & (m - 1u)) != 0u) return kFamilyMiss;
+    uint32_t f = 0;
+    while (!(m >> f & 1u)) ++f;
+    return f;
+}
+// Whether the wavefront shades by family (extend fills the family queues; one shade kernel per family): where a
+// scene has two material families or more. A scene of one family runs that family's kernel over every path (its
+// misses too), with no queues to fill (profiling/LOG.md entry 65).
+constexpr bool shade_by_family(uint32_t features) {
+    const uint32_t m = families_of(features) & ~(1u << kFamilyMiss);
+    return (m & (m - 1u)) != 0u;
 }
 
 }  // namespace wp

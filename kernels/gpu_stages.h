@@ -5,6 +5,7 @@
 #pragma once
 #include <map>
 #include <mutex>
+#include <vector>
 #include "kernels/features.h"
 #include "kernels/film.h"
 #include "kernels/kernel_attr.h"
@@ -42,9 +43,10 @@ constexpr int kMegakernelMinBlocks = WP_MEGAKERNEL_MIN_BLOCKS;
 #else
 constexpr int kMegakernelMinBlocks = 1;
 #endif
+// (experiment: bits 24-27 of F, when set, are the budget)
 template <uint32_t F>
 constexpr int shade_min_blocks() {
-    return F == kFeaturesSpheres ? 8 : kShadeMinBlocks;
+    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : (F & kFeatTriangles) == 0 ? 8 : kShadeMinBlocks;
 }
 template <uint32_t F>
 constexpr int megakernel_min_blocks() {
@@ -54,7 +56,7 @@ constexpr int megakernel_min_blocks() {
 // spills): at 6 and 7 blocks the spills cost the drain 2-19% (LOG entry 52).
 template <uint32_t F>
 constexpr int drain_min_blocks() {
-    return F == kFeaturesSpheres ? 8 : 5;
+    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : F == kFeaturesSpheres ? 8 : 5;
 }
 #define WP_SHADE_BOUNDS(F) __launch_bounds__(kStageBlock, shade_min_blocks<F>())
 #define WP_MEGAKERNEL_BOUNDS(F) __launch_bounds__(kStageBlock, megakernel_min_blocks<F>())
@@ -144,6 +146,9 @@ KernelAttr attr_megakernel(uint32_t set);
 KernelAttr attr_generate();
 KernelAttr attr_extend(uint32_t refill, uint32_t set);
 KernelAttr attr_shade(uint32_t set);
+// shade's family kernels of a set (kernels/features.h), one per family the set holds, named as their rows
+// ("shade_lambert").
+std::vector<KernelAttr> attr_shade_families(uint32_t set);
 KernelAttr attr_shadow();
 KernelAttr attr_compact();
 KernelAttr attr_diffuse_bounce();

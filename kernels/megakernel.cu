@@ -3,6 +3,7 @@
 // Laine, Karras, Aila 2013 section 3). Persistent threads (kernels/persistent.h): as many warps as fit on the GPU,
 // each taking 32 consecutive samples at a time from a counter.
 #include "kernels/gpu_stages.h"
+#include "kernels/kernel_variants.h"
 #include "kernels/persistent.h"
 #include "kernels/stages.h"
 
@@ -31,29 +32,27 @@ __global__ void WP_MEGAKERNEL_BOUNDS(F) megakernel(SceneView s, RenderParams rp,
 namespace {
 using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint64_t, unsigned long long*,
                               FetchCounters);
-// The instance for a feature set of kFeatureSets.
-// With the indirect clamp or a reconstruction filter (kWithClamp, kWithFilter, kernels/stages.h): the general
-// instance compiled with them (on the binary tree without the layered materials unless the scene has them; with bump
-// mapping only where the scene has it).
-constexpr uint32_t kWithOptions = kWithClamp | kWithFilter;
-MegakernelFn megakernel_fn(uint32_t set, bool options = false) {
-    if (options) {
-        if (set == kFeaturesGeneral) return megakernel<kFeaturesGeneral | kWithOptions>;
-        return set == kFeaturesAll ? megakernel<kFeaturesAll | kWithOptions>
-                                   : megakernel<kFeaturesTransmission | kWithOptions>;
+struct MegakernelKernel {
+    using Fn = MegakernelFn;
+    template <uint32_t F>
+    static Fn get() {
+        return megakernel<F>;
     }
-    if (set == kFeaturesSpheres) return megakernel<kFeaturesSpheres>;
-    if (set == kFeaturesGeneral) return megakernel<kFeaturesGeneral>;
-    if (set == kFeaturesLayered) return megakernel<kFeaturesLayered>;
-    return set == kFeaturesTransmission ? megakernel<kFeaturesTransmission> : megakernel<kFeaturesAll>;
-}
+};
+// Every set, and its options instance (kernels/kernel_variants.h) with the indirect clamp and a reconstruction
+// filter (kWithClamp, kWithFilter, kernels/stages.h; a crop rides on them).
+constexpr uint32_t kWithOptions = kWithClamp | kWithFilter;
+struct MegakernelMasks {
+    static constexpr auto value = set_masks<kWithOptions>();
+};
+MegakernelFn megakernel_fn(uint32_t mask) { return instance<MegakernelKernel, MegakernelMasks>(mask); }
 }  // namespace
 
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
-    const MegakernelFn fn = megakernel_fn(feature_set_for(render_features(s, rp)),
-                                          rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox ||
-                                              rp.full_width);  // (a crop rides on the options' instances)
+    const MegakernelFn fn = megakernel_fn(
+        kernel_mask(render_features(s, rp),
+                    rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox || rp.full_width, kWithOptions));
     const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
              FetchCounters{counters, counters + 1});

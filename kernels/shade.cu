@@ -1,16 +1,25 @@
-// shade: emission, BSDF sampling, one light sample (to the shadow queue), Russian roulette. Optionally in
-// material order: sort_materials radix-sorts the hit material keys first (CUB), so warps shade one material.
+// shade: emission, BSDF sampling, one light sample (to the shadow queue), Russian roulette. By material family
+// (kernels/features.h): extend has pushed each path into the queue of its hit's family, and each family's kernel,
+// the shade body compiled with only its own material, runs over its queue. Optionally in material order instead:
+// sort_materials radix-sorts the hit material keys first (CUB), so warps shade one material.
+#include <cstdlib>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "kernels/gpu_stages.h"
+#include "kernels/kernel_variants.h"
 #include "kernels/wavefront.h"
 
 namespace wp {
 
-// F: the feature set (kernels/features.h); the launcher picks the scene's.
+// F: the feature set (kernels/features.h), or one family's features (family_features); the launcher picks it.
+// Items [0, n), or with q.item_count [0, *q.item_count) (a family's queue, whose length is on the device; n bounds
+// it): the blocks go over them in strides of the grid.
 template <uint32_t F>
 __global__ void WP_SHADE_BOUNDS(F) shade(SceneView s, RenderParams rp, FilmView film, WavefrontQueues q, uint32_t n) {
+    // a family's queue: its length, on the device (n, the paths of the iteration, bounds it); blocks past it leave
+    const uint32_t count = q.item_count ? *q.item_count : n;
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (blockIdx.x * blockDim.x >= count) return;
     // The depth histograms are counted per block in shared memory and added to the global ones once per block and
     // bin: a global atomic per warp and bin on a handful of addresses cost the kernel (LOG entry 30).
     __shared__ unsigned long long hist[2 * kStatDepths];
@@ -23,19 +32,19 @@ __global__ void WP_SHADE_BOUNDS(F) shade(SceneView s, RenderParams rp, FilmView 
     }
     // one inlined copy of the stage body whatever the compaction, so both round alike (same image bit for bit)
     PathState p;
-    const bool alive = i < n && stage::shade_item<F>(s, rp, film, qb, i, p);
+    const bool alive = i < count && stage::shade_item<F>(s, rp, film, qb, i, p);
     if (q.push) {
         // Compaction by push: the block's live paths, numbered by a CUB block scan, go to consecutive slots of the
         // next queue that one atomic per block reserves (their order within the block kept).
         using Scan = cub::BlockScan<uint32_t, kStageBlock>;
         __shared__ typename Scan::TempStorage scan;
         __shared__ uint32_t base;
-        uint32_t rank, count;
-        Scan(scan).ExclusiveSum(alive ? 1u : 0u, rank, count);
-        if (threadIdx.x == 0 && count > 0) base = atomicAdd(&q.counters[kLiveCount], count);
+        uint32_t rank, live;
+        Scan(scan).ExclusiveSum(alive ? 1u : 0u, rank, live);
+        if (threadIdx.x == 0 && live > 0) base = atomicAdd(&q.counters[kLiveCount], live);
         __syncthreads();
         if (alive) q.next.store(base + rank, p);
-    } else if (i < n) {
+    } else if (i < count) {
         stage::shade_store_in_place(q, i, alive, p);
     }
     if (q.paths_at_depth) {
@@ -48,27 +57,63 @@ __global__ void WP_SHADE_BOUNDS(F) shade(SceneView s, RenderParams rp, FilmView 
 
 namespace {
 using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t);
-// The instance for a feature set; with the indirect clamp (kWithClamp, kernels/stages.h) the general one compiled
-// with it.
-ShadeFn shade_fn(uint32_t set, bool clamp = false) {
-    // (with the clamp, the layered sets share the instance that holds everything but bump mapping, the bumped scenes
-    // take the one with it)
-    if (clamp) {
-        if (set == kFeaturesGeneral) return shade<kFeaturesGeneral | kWithClamp>;
-        return set == kFeaturesAll ? shade<kFeaturesAll | kWithClamp> : shade<kFeaturesTransmission | kWithClamp>;
+struct ShadeKernel {
+    using Fn = ShadeFn;
+    template <uint32_t F>
+    static Fn get() {
+        return shade<F>;
     }
-    if (set == kFeaturesSpheres) return shade<kFeaturesSpheres>;
-    if (set == kFeaturesGeneral) return shade<kFeaturesGeneral>;
-    if (set == kFeaturesLayered) return shade<kFeaturesLayered>;
-    return set == kFeaturesTransmission ? shade<kFeaturesTransmission> : shade<kFeaturesAll>;
+};
+// Every set, its clamp's instance (kWithClamp: the indirect clamp and a crop) and the families of each.
+struct ShadeMasks {
+    static constexpr auto value = family_masks<kWithClamp>();
+};
+// EXPERIMENT (not for main): the layered family's kernel at other register budgets (WP_EXP_LMB=2,3,4)
+constexpr MaskList<32> exp_masks() {
+    MaskList<32> l;
+    for (uint32_t mb = 2; mb <= 4; ++mb)
+        for (uint32_t set : {kFeaturesLayered, kFeaturesTransmission, kFeaturesAll})
+            l.add(family_features(set, kFamilyLayered) | (mb << 24));
+    return l;
+}
+struct ShadeMasksExp {
+    static constexpr auto value = exp_masks();
+};
+int exp_env(const char* name, int def) {
+    const char* v = std::getenv(name);
+    return v ? std::atoi(v) : def;
+}
+ShadeFn family_fn(uint32_t mask, uint32_t f) {
+    static const int lmb = exp_env("WP_EXP_LMB", 0);
+    if (f == kFamilyLayered && lmb > 0 && (mask & (kWithClamp | kWithFilter)) == 0)
+        return instance<ShadeKernel, ShadeMasksExp>(family_features(mask, f) | (uint32_t(lmb) << 24));
+    return instance<ShadeKernel, ShadeMasks>(family_features(mask, f));
+}
+uint32_t shade_mask(const SceneView& s, const RenderParams& rp) {
+    return kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClamp);
 }
 }  // namespace
 
 void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n) {
-    L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock),
-             shade_fn(feature_set_for(render_features(s, rp)), rp.clamp_indirect > 0.0f || rp.full_width), s, rp, film,
-             q, n);
+    const uint32_t mask = shade_mask(s, rp);
+    const uint32_t fams = families_of(s.features);
+    if (!q.family_items) {  // one kernel over every path: the scene's one material family's, or the whole set's
+        const uint32_t f = shade_single_family(s.features);
+        const ShadeFn fn = f ? family_fn(mask, f) : instance<ShadeKernel, ShadeMasks>(mask);
+        L.launch(f ? kFamilyStageNames[f] : "shade", dim3(blocks_for(n)), dim3(kStageBlock), fn, s, rp, film, q, n);
+        return;
+    }
+    // by family: each family's kernel over its queue, whose length only the device knows: launched over the
+    // iteration's paths, the blocks past the queue's end leave at once
+    for (uint32_t f = 0; f < kNumFamilies; ++f) {
+        if (!(fams >> f & 1u)) continue;
+        const ShadeFn fn = family_fn(mask, f);
+        WavefrontQueues qf = q;
+        qf.order = q.family_items + size_t(f) * q.capacity;
+        qf.item_count = q.counters + kFamilyCount + f;
+        L.launch(kFamilyStageNames[f], dim3(blocks_for(n)), dim3(kStageBlock), fn, s, rp, film, qf, n);
+    }
 }
 
 size_t sort_materials_temp_bytes(uint32_t capacity) {
@@ -87,7 +132,17 @@ void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const Wav
 }
 
 KernelAttr attr_shade(uint32_t set) {
-    return kernel_attr("shade", reinterpret_cast<const void*>(shade_fn(set)), kStageBlock);
+    return kernel_attr("shade", reinterpret_cast<const void*>(instance<ShadeKernel, ShadeMasks>(set)), kStageBlock);
+}
+std::vector<KernelAttr> attr_shade_families(uint32_t set) {
+    std::vector<KernelAttr> v;
+    for (uint32_t f = 0; f < kNumFamilies; ++f)
+        if (families_of(set) >> f & 1u)
+            v.push_back(kernel_attr(kFamilyStageNames[f],
+                                    reinterpret_cast<const void*>(instance<ShadeKernel, ShadeMasks>(
+                                        family_features(set, f))),
+                                    kStageBlock));
+    return v;
 }
 
 }  // namespace wp

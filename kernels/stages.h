@@ -57,13 +57,15 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
     m.ior = 1.5f;
     emitted = vec3(0.0f);
     switch (h.type()) {
-        case MatType::Lambert: {
-            const LambertData& d = s.lambert[h.index()];
-            m.color = d.albedo;
-            if (has_feature<F>(kFeatTextures) && d.albedo_tex != kNoTexture)
-                m.color *= vec3(tex_lookup(s, d.albedo_tex, texture_uv(sp)));
+        case MatType::Lambert:
+            if constexpr (has_feature<F>(kFeatLambert)) {
+                const LambertData& d = s.lambert[h.index()];
+                m.color = d.albedo;
+                if (has_feature<F>(kFeatTextures) && d.albedo_tex != kNoTexture)
+                    m.color *= vec3(tex_lookup(s, d.albedo_tex, texture_uv(sp)));
+                break;
+            }
             break;
-        }
         case MatType::Conductor:
             if constexpr (has_feature<F>(kFeatConductor)) {
                 const ConductorData& c = s.conductor[h.index()];

@@ -21,9 +21,21 @@ WP_HD void generate(const SceneView& s, const RenderParams& rp, const WavefrontQ
 // between them (kernels/persistent.h). Hits and keys are stored by path, so nothing after extend sees the order.
 WP_HD uint32_t extend_path_index(const WavefrontQueues& q, uint32_t i) { return q.extend_sorted ? q.ray_order[i] : i; }
 WP_HD Ray extend_ray(const WavefrontQueues& q, uint32_t i) { return path_ray(q.paths.load(extend_path_index(q, i))); }
+// The material family of a hit (kernels/features.h): 0 for a miss, else 1 + its material's type, a bump map's the
+// type of the material it wraps.
+WP_HD uint32_t hit_family(const SceneView& s, const Hit& h) {
+    if (h.prim == kInvalid) return kFamilyMiss;
+    MatHandle m{load4(&s.prims.info[h.prim]).y};
+    if (m.type() == MatType::Bumped) m = MatHandle{s.bump[m.index()].material};
+    return 1u + uint32_t(m.type());
+}
 WP_HD void extend_done(const SceneView& s, const WavefrontQueues& q, uint32_t i, const Hit& h) {
     const uint32_t j = extend_path_index(q, i);
     q.hits.store(j, h);
+    if (q.family_items) {  // shade by family: path j into its family's queue
+        const uint32_t f = hit_family(s, h);
+        q.family_items[f * q.capacity + queue_push_keyed(q.counters + kFamilyCount, f)] = j;
+    }
     if (q.material_key) {
         q.material_key[j] = h.prim == kInvalid ? 0u : 1u + (load4(&s.prims.info[h.prim]).y >> 28);
         q.order_iota[j] = j;
@@ -61,10 +73,11 @@ WP_HD void shade_store_in_place(const WavefrontQueues& q, uint32_t i, bool alive
     q.alive[j] = alive ? 1 : 0;
     if (alive) q.paths.store(j, p);
 }
+template <uint32_t F = kFeaturesHost>
 WP_HD void shade(const SceneView& s, const RenderParams& rp, const FilmView& film, const WavefrontQueues& q,
                  uint32_t i) {
     PathState p;
-    const bool alive = shade_item(s, rp, film, q, i, p);
+    const bool alive = shade_item<F>(s, rp, film, q, i, p);
     if (q.push) {  // compaction by push: the live path goes straight to the next queue
         if (alive) q.next.store(queue_push(&q.counters[kLiveCount]), p);
     } else {

@@ -3,6 +3,7 @@
 // queue-shaped device helpers (a warp-aggregated push, a histogram add).
 #pragma once
 #include <algorithm>
+#include "kernels/features.h"
 #include "kernels/path_queue.h"
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
@@ -12,7 +13,15 @@ namespace wp {
 
 // Counters in one small array, read back together after each iteration. kFetch, kFetchDone: the persistent
 // traversal kernels' work counters (kernels/persistent.h), back at zero after every launch.
-enum QueueCounter : uint32_t { kShadowCount = 0, kLiveCount = 1, kFetch = 2, kFetchDone = 3, kNumCounters = 4 };
+// kFamilyCount + f: the length of material family f's queue (shade by family, below).
+enum QueueCounter : uint32_t {
+    kShadowCount = 0,
+    kLiveCount = 1,
+    kFetch = 2,
+    kFetchDone = 3,
+    kFamilyCount = 4,
+    kNumCounters = kFamilyCount + kNumFamilies
+};
 
 constexpr uint32_t kStatDepths = 64;  // depth histogram bins; the last one collects deeper paths
 WP_HD uint32_t depth_bin(uint32_t depth) { return depth < kStatDepths ? depth : kStatDepths - 1; }
@@ -26,6 +35,7 @@ struct QueueConfig {
     bool sort_rays = false;       // ray keys, their sorted copy, the identity and the tracing order
     bool push = true;             // compaction by push in shade; false: alive flags and the selected indices
     bool stats = false;           // depth histograms
+    bool families = false;        // shade by material family: the family queues that extend fills
 };
 
 struct WavefrontQueues {
@@ -42,6 +52,11 @@ struct WavefrontQueues {
     uint32_t* keys_sorted = nullptr;   // sorting: the sort's copy of the keys
     uint32_t* order_iota = nullptr;    // sorting: order_iota[i] = i, sorted by key into order
     uint32_t* order = nullptr;         // sorting: shade item i shades path order[i]; null: item i is path i
+    // Shade by material family (kernels/features.h): extend pushes the index of each path into the queue of its
+    // hit's family, family f's at family_items + f * capacity, its length in counters[kFamilyCount + f]; the family's
+    // shade kernel runs over it (order set to the queue, item_count to its length on the device).
+    uint32_t* family_items = nullptr;
+    const uint32_t* item_count = nullptr;
     // Ray sorting (kernels/ray_order.h): the keys of the rays about to be traced, the sort's copy, the identity and
     // the order it sorts into; extend_sorted: extend item i traces path ray_order[i]; shadow_sorted: shadow item i
     // traces shadow ray ray_order[i] (set by the schedule around the two launches).
@@ -67,7 +82,8 @@ struct WavefrontQueues {
 // Bytes per path slot of a configuration: two path queues, hits, shadow rays, and the optional buffers.
 constexpr size_t queue_bytes_per_path(const QueueConfig& c) {
     return 2 * PathSoA::kBytesPerItem + HitSoA::kBytesPerItem + ShadowSoA::kBytesPerItem +
-           (c.push ? 0 : 1 /*alive*/ + 4 /*selected*/) + (c.sort_materials ? 16 : 0) + (c.sort_rays ? 16 : 0);
+           (c.push ? 0 : 1 /*alive*/ + 4 /*selected*/) + (c.sort_materials ? 16 : 0) + (c.sort_rays ? 16 : 0) +
+           (c.families ? 4 * kNumFamilies : 0);
 }
 
 // The queues of a configuration from an arena: A.template alloc<T>(n) returns n elements (16-byte aligned),
@@ -101,6 +117,7 @@ WavefrontQueues allocate_queues(Arena& A, const QueueConfig& c) {
         q.ray_iota = A.template alloc<uint32_t>(n);
         q.ray_order = A.template alloc<uint32_t>(n);
     }
+    if (c.families) q.family_items = A.template alloc<uint32_t>(n * kNumFamilies);
     if (c.stats) {
         q.paths_at_depth = A.template zeroed<unsigned long long>(kStatDepths);
         q.shadow_at_depth = A.template zeroed<unsigned long long>(kStatDepths);
@@ -120,6 +137,23 @@ WP_HD uint32_t queue_push(uint32_t* counter) {
     return g.shfl(base, 0) + g.thread_rank();
 #else
     return __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
+// Slot for one push onto queue `key` of several, whose lengths are counters[key]. On the device the threads of a
+// warp that push onto the same queue together take one atomic (the leader adds the group's size).
+WP_HD uint32_t queue_push_keyed(uint32_t* counters, uint32_t key) {
+#if defined(__CUDA_ARCH__)
+    const unsigned mask = __activemask();
+    const unsigned peers = __match_any_sync(mask, key);
+    const uint32_t lane = threadIdx.x & 31u;
+    const int leader = __ffs(peers) - 1;
+    uint32_t base = 0;
+    if (lane == uint32_t(leader)) base = atomicAdd(&counters[key], uint32_t(__popc(peers)));
+    base = __shfl_sync(peers, base, leader);
+    return base + uint32_t(__popc(peers & ((1u << lane) - 1u)));
+#else
+    return __atomic_fetch_add(&counters[key], 1u, __ATOMIC_RELAXED);
 #endif
 }
 

@@ -8,6 +8,7 @@ stage_kernel_regex() {
     sort_materials) echo "DeviceRadixSort[A-Za-z]*Kernel" ;;
     sort_rays) echo "sort_rays|DeviceRadixSort[A-Za-z]*Kernel" ;;
     sort_shadow) echo "sort_shadow|DeviceRadixSort[A-Za-z]*Kernel" ;;
+    shade_*) echo "shade" ;;  # the material families' kernels are instances of shade (kernels/shade.cu)
     *) echo "$1" ;;
   esac
 }

@@ -6,7 +6,10 @@ set -euo pipefail
 src=$1 lib=$2
 . "$src/profiling/stages.sh"
 names=$(sed -n '/kStageNames\[\] = {/,/};/p' "$src/kernels/kernel_attr.h" | grep -o '"[a-z_]*"' | tr -d '"' | sort -u)
-timed=$(grep -ohE 'L\.(launch|region)\("[a-z_]+"' "$src"/kernels/*.cu | grep -o '"[a-z_]*"' | tr -d '"' | sort -u)
+# (the material families' rows, "shade_" and a family's name, are launched by name from kernels/features.h's list)
+timed=$( (grep -ohE 'L\.(launch|region)\("[a-z_]+"' "$src"/kernels/*.cu | grep -o '"[a-z_]*"' | tr -d '"';
+          sed -n '/define WP_SHADE_FAMILIES/,/^$/p' "$src/kernels/features.h" | grep -oE 'X\([A-Za-z]+, "[a-z_]+"' |
+            grep -oE '"[a-z_]+"' | tr -d '"' | sed 's/^/shade_/') | sort -u)
 [ -n "$names" ] && [ -n "$timed" ] || { echo "no names found"; exit 1; }
 fail=0
 if [ "$names" != "$timed" ]; then
@@ -19,7 +22,7 @@ for n in $names; do
   if echo "$kernels" | grep -qxE "$re"; then echo "ok   $n -> $(echo "$kernels" | grep -xE "$re" | tr '\n' ' ')";
   else echo "FAIL $n: no kernel symbol matches ^($re)\$ in $lib"; fail=1; fi
   for f in "kernels/$n.cu"; do
-    case "$n" in compact_select) f=kernels/compact.cu ;; sort_materials) f=kernels/shade.cu ;; sort_shadow) f=kernels/sort_rays.cu ;; esac
+    case "$n" in shade_*) f=kernels/shade.cu ;; compact_select) f=kernels/compact.cu ;; sort_materials) f=kernels/shade.cu ;; sort_shadow) f=kernels/sort_rays.cu ;; esac
     [ -f "$src/$f" ] || { echo "FAIL $n: no file $f"; fail=1; }
   done
 done

@@ -8,6 +8,7 @@
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
 #include "host/scene/scene_json.h"
+#include "kernels/kernel_variants.h"
 #include "kernels/wavefront.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
@@ -491,4 +492,73 @@ TEST(Wavefront, PushCompactionMatchesSelectAndGather) {
     uint64_t segs = 0;
     for (unsigned long long v : sb.paths_at_depth) segs += v;
     EXPECT_EQ(segs, sb.extension_rays);
+}
+
+// Shade by material family (kernels/features.h): each family's kernel is compiled with its own material and no
+// other, keeps the options' bits, and every family of every set (and of its options instance) is among the
+// instances shade compiles (kernels/kernel_variants.h); a scene shades by family where it has two families or more.
+TEST(Wavefront, FamilyKernelsHoldTheirOwnMaterialOnly) {
+    const auto masks = family_masks<kWithClamp>();
+    auto compiled = [&](uint32_t m) { return std::find(masks.v, masks.v + masks.n, m) != masks.v + masks.n; };
+    for (uint32_t set : kFeatureSets) {
+        for (uint32_t o : {0u, uint32_t(kWithClamp)}) {
+            const uint32_t mask = o ? options_set(set) | o : set;
+            EXPECT_TRUE(compiled(mask)) << feature_set_name(set);
+            for (uint32_t f = 0; f < kNumFamilies; ++f) {
+                if (!(families_of(mask) >> f & 1u)) continue;
+                const uint32_t ff = family_features(mask, f);
+                EXPECT_EQ(ff & kMaterialFeatures, kFamilyBits[f]) << kFamilyNames[f];
+                EXPECT_EQ(ff & ~kFeaturesAll, o) << kFamilyNames[f];  // the options' bits kept
+                EXPECT_EQ(ff & ~mask, 0u) << "a family's kernel holds no feature its set lacks";
+                EXPECT_TRUE(compiled(ff)) << feature_set_name(set) << " " << kFamilyNames[f];
+                if (f != kFamilyMiss) EXPECT_EQ(ff & ~kMaterialFeatures, mask & ~kMaterialFeatures);
+            }
+        }
+    }
+    EXPECT_FALSE(shade_by_family(kFeatTriangles | kFeatLambert));
+    EXPECT_EQ(shade_single_family(kFeatTriangles | kFeatLambert), uint32_t(kFamilyLambert));
+    EXPECT_TRUE(shade_by_family(kFeatTriangles | kFeatLambert | kFeatLayered));
+    EXPECT_EQ(shade_single_family(kFeatTriangles | kFeatLambert | kFeatLayered), uint32_t(kFamilyMiss));
+    EXPECT_EQ(shade_single_family(kFeatTriangles | kFeatBump | kFeatLayered), uint32_t(kFamilyLayered));
+    EXPECT_STREQ(kFamilyStageNames[kFamilyDiffuseTransmission], "shade_diffuse_transmission");
+}
+
+// extend's push into the family queues: after an extend over n paths, every path is in exactly one queue, the queue
+// of its hit's family (a miss in family 0's), and the counts add up to n.
+TEST(Wavefront, ExtendPutsEveryPathInItsFamilysQueueOnce) {
+    LoadedScene ls = small_scene("glossy-glass.json");
+    const SceneView s = ls.data.view();
+    ASSERT_TRUE(shade_by_family(s.features)) << "the scene must have several material families";
+    const uint32_t n = 4096;
+    SoAHost paths(n);
+    WavefrontQueues q;
+    q.paths = paths.q;
+    std::vector<void*> owned;
+    q.hits.visit([&](void** p, size_t bytes, const char*) {
+        *p = ::operator new(bytes * n, std::align_val_t(16));
+        owned.push_back(*p);
+    });
+    std::vector<uint32_t> counters(kNumCounters, 0), items(size_t(n) * kNumFamilies, kInvalid);
+    q.counters = counters.data();
+    q.family_items = items.data();
+    q.capacity = n;
+    for (uint32_t i = 0; i < n; ++i) stage::generate(s, ls.params, q, i, uint64_t(i) * 7);
+    for (uint32_t i = 0; i < n; ++i) stage::extend(s, q, i);
+    std::vector<int> seen(n, 0);
+    uint32_t total = 0, nonempty = 0;
+    for (uint32_t f = 0; f < kNumFamilies; ++f) {
+        const uint32_t c = counters[kFamilyCount + f];
+        total += c;
+        nonempty += c > 0;
+        for (uint32_t k = 0; k < c; ++k) {
+            const uint32_t j = items[size_t(f) * n + k];
+            ASSERT_LT(j, n);
+            seen[j]++;
+            EXPECT_EQ(stage::hit_family(s, q.hits.load(j)), f);
+        }
+    }
+    EXPECT_EQ(total, n);
+    EXPECT_GE(nonempty, 3u);  // misses and at least two materials
+    for (uint32_t j = 0; j < n; ++j) EXPECT_EQ(seen[j], 1) << "path " << j;
+    for (void* p : owned) ::operator delete(p, std::align_val_t(16));
 }

@@ -259,8 +259,14 @@ void read_kernel_resources(Bench& b, json& doc) {
 
 // The instance of a kernel that a render launches: extend is a template on persistence ("6extendILb1E": refill
 // on), and megakernel, extend, shade and drain on the feature set ("Lj14E": kernels/features.h).
-const PtxasKernel* ptx_instance(const Bench& b, const std::string& name, uint32_t set) {
+// A material family's row ("shade_lambert") is shade's instance for the family's features (family_features).
+const PtxasKernel* ptx_instance(const Bench& b, std::string name, uint32_t set) {
     const bool refill_on = b.o.settings.options.refill > 0;
+    for (uint32_t f = 0; f < kNumFamilies; ++f)
+        if (name == kFamilyStageNames[f]) {
+            name = "shade";
+            set = family_features(set, f);
+        }
     const std::string set_arg = "Lj" + std::to_string(set) + "E";
     const bool per_set = name == "megakernel" || name == "extend" || name == "shade" || name == "drain";
     for (const PtxasKernel& k : b.ptx) {
@@ -429,6 +435,8 @@ void kernel_table(Bench& b, const RenderStats& table, json& jm) {
             if (!jk.contains("registers")) jk["registers"] = a->registers;
             jk["theoretical_occupancy"] = a->occupancy;
         }
+        for (uint32_t f = 0; f < table.family_paths.size(); ++f)  // a material family's kernel: the paths it shaded
+            if (k == kFamilyStageNames[f]) jk["paths"] = table.family_paths[f];
         kernels.push_back(jk);
     }
     jm["kernels"] = kernels;
@@ -506,10 +514,10 @@ json bench_mode(Bench& b, const LoadedScene& ls, Mode m) {
 
 // The CPU's stages of a mode: wall clock, no registers or occupancy.
 void print_stage_table(const json& jm) {
-    std::printf("  %s stages (the median render, wall clock):\n    %-18s %8s %10s %7s\n",
+    std::printf("  %s stages (the median render, wall clock):\n    %-26s %8s %10s %7s\n",
                 jm["mode"].get<std::string>().c_str(), "stage", "launches", "ms", "%frame");
     for (const json& k : jm["kernels"])
-        std::printf("    %-18s %8llu %10.3f %6.1f%%\n", k["kernel"].get<std::string>().c_str(),
+        std::printf("    %-26s %8llu %10.3f %6.1f%%\n", k["kernel"].get<std::string>().c_str(),
                     (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
                     k["percent_of_frame"].get<double>());
 }
@@ -517,12 +525,12 @@ void print_stage_table(const json& jm) {
 // The GPU's kernels of a mode: times from the render with per-kernel events, resources, occupancy.
 void print_kernel_table(const json& jm) {
     std::printf(
-        "  %s kernels (feature set %s; render with per-kernel events: %.2f ms):\n    %-18s %8s %10s %7s %5s "
+        "  %s kernels (feature set %s; render with per-kernel events: %.2f ms):\n    %-26s %8s %10s %7s %5s "
         "%6s "
-        "%6s %6s %5s\n",
+        "%6s %6s %5s %8s\n",
         jm["mode"].get<std::string>().c_str(), jm["feature_set"].get<std::string>().c_str(),
         jm["render_ms_kernel_timing"].get<double>(), "kernel", "launches", "ms", "%frame", "regs", "spillS", "spillL",
-        "stack", "occ");
+        "stack", "occ", "Mpaths");
     for (const json& k : jm["kernels"]) {
         auto num = [&](const char* f) {
             return k.contains(f) ? std::to_string(k[f].get<long long>()) : std::string("-");
@@ -530,10 +538,12 @@ void print_kernel_table(const json& jm) {
         char occs[16] = "-";
         if (k.contains("theoretical_occupancy"))
             std::snprintf(occs, sizeof occs, "%.0f%%", 100.0 * k["theoretical_occupancy"].get<double>());
-        std::printf("    %-18s %8llu %10.3f %6.1f%% %5s %6s %6s %6s %5s\n", k["kernel"].get<std::string>().c_str(),
+        char paths[16] = "-";
+        if (k.contains("paths")) std::snprintf(paths, sizeof paths, "%.2f", 1e-6 * double(k["paths"].get<uint64_t>()));
+        std::printf("    %-26s %8llu %10.3f %6.1f%% %5s %6s %6s %6s %5s %8s\n", k["kernel"].get<std::string>().c_str(),
                     (unsigned long long)k["launches"].get<uint64_t>(), k["ms"].get<double>(),
                     k["percent_of_frame"].get<double>(), num("registers").c_str(), num("spill_stores").c_str(),
-                    num("spill_loads").c_str(), num("stack_bytes").c_str(), occs);
+                    num("spill_loads").c_str(), num("stack_bytes").c_str(), occs, paths);
     }
 }
 

@@ -148,6 +148,7 @@ Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n,
         all.extension_rays += w.extension_rays;
         all.shadow_rays += w.shadow_rays;
         all.drained += w.drained;
+        add_histogram(all.family_paths, w.family_paths);
         all.capacity = std::max(all.capacity, w.capacity);
         all.device_bytes += w.device_bytes;
         all.setup_ms = std::max(all.setup_ms, s.row.setup_ms);
@@ -232,6 +233,7 @@ public:
         t.extension_rays += s.extension_rays;
         t.shadow_rays += s.shadow_rays;
         t.drained += s.drained;
+        add_histogram(t.family_paths, s.family_paths);
         add_kernel_rows(t.kernels, s.kernels);
         t.iterations.insert(t.iterations.end(), s.iterations.begin(), s.iterations.end());
         add_histogram(t.paths_at_depth, s.paths_at_depth);

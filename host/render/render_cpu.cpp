@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include "host/render/multi_device.h"
 #include "host/render/render.h"
 #include "host/render/wavefront_loop.h"
@@ -178,6 +179,17 @@ void cpu_sort_rays(const SceneView& s, const WavefrontQueues& q, uint32_t n, uns
 
 // The wavefront's stages on CPU threads (the backend of wavefront_render, host/render/wavefront_loop.h): each a
 // parallel loop of the stage body over the queue, timed under the stage's name.
+// fn(std::integral_constant<uint32_t, f>) for the material family f (kernels/features.h): the family as a constant,
+// to compile a stage body for it.
+template <class Fn, uint32_t... I>
+void with_family_of(uint32_t f, Fn&& fn, std::integer_sequence<uint32_t, I...>) {
+    ((f == I ? (fn(std::integral_constant<uint32_t, I>{}), 0) : 0), ...);
+}
+template <class Fn>
+void with_family(uint32_t f, Fn&& fn) {
+    with_family_of(f, fn, std::make_integer_sequence<uint32_t, kNumFamilies>{});
+}
+
 struct CpuStages {
     const SceneView& s;
     const RenderParams& rp;
@@ -193,7 +205,10 @@ struct CpuStages {
     void generate(uint32_t first_slot, uint64_t first, uint32_t n) {
         each("generate", n, 256, [&](uint64_t i) { stage::generate(s, rp, q, first_slot + uint32_t(i), first + i); });
     }
-    void clear_counts() { q.counters[kShadowCount] = q.counters[kLiveCount] = 0; }
+    void clear_counts() {
+        q.counters[kShadowCount] = q.counters[kLiveCount] = 0;
+        for (uint32_t f = 0; f < kNumFamilies; ++f) q.counters[kFamilyCount + f] = 0;
+    }
     void extend(uint32_t n) {
         each("extend", n, 64, [&](uint64_t i) { stage::extend(s, q, uint32_t(i)); });
     }
@@ -216,8 +231,31 @@ struct CpuStages {
             sort_keys(q, m);
         });
     }
+    // By material family as the GPU's launcher (kernels/shade.cu): each family's body, compiled with only its
+    // material (family_features), over its queue; a scene of one family runs its body over every path.
     void shade(uint32_t n) {
-        each("shade", n, 256, [&](uint64_t i) { stage::shade(s, rp, film, q, uint32_t(i)); });
+        if (!q.family_items) {
+            const uint32_t one = shade_single_family(s.features);
+            with_family(one, [&](auto f) {
+                constexpr uint32_t kF = decltype(f)::value;
+                constexpr uint32_t F = kF ? family_features(kFeaturesHost, kF) : kFeaturesHost;
+                each(kF ? kFamilyStageNames[kF] : "shade", n, 256,
+                     [&](uint64_t i) { stage::shade<F>(s, rp, film, q, uint32_t(i)); });
+            });
+            return;
+        }
+        const uint32_t fams = families_of(s.features);
+        for (uint32_t fi = 0; fi < kNumFamilies; ++fi) {
+            if (!(fams >> fi & 1u)) continue;
+            WavefrontQueues qf = q;
+            qf.order = q.family_items + size_t(fi) * q.capacity;
+            with_family(fi, [&](auto f) {
+                constexpr uint32_t kF = decltype(f)::value;
+                constexpr uint32_t F = family_features(kFeaturesHost, kF);
+                each(kFamilyStageNames[kF], q.counters[kFamilyCount + kF], 256,
+                     [&](uint64_t i) { stage::shade<F>(s, rp, film, qf, uint32_t(i)); });
+            });
+        }
     }
     void shadow(uint32_t) {
         each("shadow", q.counters[kShadowCount], 64,
@@ -232,7 +270,10 @@ struct CpuStages {
         });
         each("compact", q.counters[kLiveCount], 1024, [&](uint64_t i) { stage::compact(q, uint32_t(i)); });
     }
-    IterationCounts counts() const { return IterationCounts{q.counters[kShadowCount], q.counters[kLiveCount]}; }
+    IterationCounts counts() const {
+        return IterationCounts{q.counters[kShadowCount], q.counters[kLiveCount],
+                               q.family_items ? q.counters + kFamilyCount : nullptr};
+    }
     DrainRays drain(uint32_t n) {
         std::atomic<uint64_t> ext{0}, shadow{0};
         each("drain", n, 16, [&](uint64_t i) {
@@ -256,6 +297,7 @@ Image cpu_wavefront(const SceneView& s, const RenderParams& rp, const RenderOpti
     qc.sort_rays = opt.sort_rays > 0;
     qc.push = opt.push_compaction;
     qc.stats = opt.queue_stats;
+    qc.families = !opt.sort_materials && shade_by_family(s.features);
     HostArena arena;
     WavefrontQueues q = allocate_queues(arena, qc);
     st.capacity = qc.capacity;

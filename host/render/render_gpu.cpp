@@ -3,6 +3,7 @@
 // Host C++ only: the kernels are launched through the stage launchers of kernels/gpu_stages.h.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include "host/render/multi_device.h"
 #include "host/render/render.h"
@@ -171,10 +172,13 @@ struct FrameStart {
 // Device bytes per wavefront path slot: the queues, and roughly what CUB's temporary storage takes.
 size_t wavefront_bytes_per_path(const QueueConfig& c) { return queue_bytes_per_path(c) + 8; }
 
-QueueConfig queue_config(const RenderOptions& opt, uint32_t capacity) {
+// features: the scene's (kernels/features.h), which decide whether shade runs by family.
+QueueConfig queue_config(const RenderOptions& opt, uint32_t capacity, uint32_t features) {
     QueueConfig c;
     c.capacity = capacity;
     c.sort_materials = opt.sort_materials;
+    c.families = !opt.sort_materials && shade_by_family(features);
+    if (const char* v = std::getenv("WP_EXP_FAM")) c.families = !opt.sort_materials && std::atoi(v) != 0;  // EXPERIMENT
     c.sort_rays = opt.sort_rays > 0;
     c.push = opt.push_compaction;
     c.stats = opt.queue_stats;
@@ -210,7 +214,8 @@ struct GpuStages {
                                 L.stream()));
         WP_CUDA(cudaStreamSynchronize(L.stream()));
         L.collect();
-        return IterationCounts{h_counters[kShadowCount], h_counters[kLiveCount]};
+        return IterationCounts{h_counters[kShadowCount], h_counters[kLiveCount],
+                               q.family_items ? h_counters + kFamilyCount : nullptr};
     }
     DrainRays drain(uint32_t n) {
         WP_CUDA(cudaMemsetAsync(d_drain_rays, 0, 2 * sizeof(unsigned long long), L.stream()));
@@ -257,7 +262,7 @@ public:
         const uint64_t needed =
             scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_words * sizeof(unsigned long long);
         const uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(max_batch, 1u << 16)) *
-                                                                 wavefront_bytes_per_path(queue_config(opt, 0))
+                                                                 wavefront_bytes_per_path(queue_config(opt, 0, kFeaturesAll))
                                                            : 0;
         const std::string where =
             !selected_ ? st_.device
@@ -399,7 +404,7 @@ private:
     void setup_wavefront(uint64_t total) {
         // Queue capacity: the request (default kDefaultGpuCapacity paths), at most the samples of a run, and within
         // 60% of the free memory left after the scene and film (the constructor checked that a minimal queue fits).
-        const size_t per_path = wavefront_bytes_per_path(queue_config(opt_, 0));
+        const size_t per_path = wavefront_bytes_per_path(queue_config(opt_, 0, s_.features));
         uint64_t cap = opt_.capacity ? opt_.capacity : kDefaultGpuCapacity;
         cap = std::min<uint64_t>(cap, std::max<uint64_t>(total, 1));
         cap = std::min<uint64_t>(cap, std::max<uint64_t>(uint64_t(0.6 * double(opt_.device_memory_limit)) / per_path,
@@ -407,7 +412,7 @@ private:
         cap = std::min<uint64_t>(cap, 0x7fffffffu);
         st_.capacity = uint32_t(cap);
         st_.sorted = opt_.sort_materials;
-        q_ = allocate_queues(A_, queue_config(opt_, uint32_t(cap)));
+        q_ = allocate_queues(A_, queue_config(opt_, uint32_t(cap), s_.features));
         q_.refill = opt_.refill;
         const size_t temp_bytes = std::max({opt_.sort_materials ? sort_materials_temp_bytes(uint32_t(cap)) : size_t(0),
                                             opt_.sort_rays > 0 ? sort_rays_temp_bytes(uint32_t(cap)) : size_t(0),
@@ -586,10 +591,12 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
 std::vector<KernelAttr> gpu_kernel_attrs(uint32_t feature_set) {
     if (!gpu_available()) return {};
     const uint32_t set = feature_set_for(feature_set);
-    return {attr_megakernel(set),  attr_generate(), attr_extend(RenderOptions::kDefaultRefill, set),
-            attr_shade(set),       attr_shadow(),   attr_compact(),
-            attr_diffuse_bounce(), attr_drain(set), attr_aov(),
-            attr_sort_rays()};
+    std::vector<KernelAttr> v = {attr_megakernel(set),  attr_generate(), attr_extend(RenderOptions::kDefaultRefill, set),
+                                 attr_shade(set),       attr_shadow(),   attr_compact(),
+                                 attr_diffuse_bounce(), attr_drain(set), attr_aov(),
+                                 attr_sort_rays()};
+    for (KernelAttr& a : attr_shade_families(set)) v.push_back(std::move(a));
+    return v;
 }
 
 }  // namespace wp

@@ -14,12 +14,14 @@
 #pragma once
 #include <algorithm>
 #include "host/render/render.h"
+#include "kernels/features.h"
 #include "kernels/ray_order.h"
 
 namespace wp {
 
 struct IterationCounts {
     uint32_t shadow = 0, live = 0;
+    const uint32_t* family = nullptr;  // shading by family: the iteration's paths per family (kNumFamilies)
 };
 struct DrainRays {
     uint64_t extension = 0, shadow = 0;
@@ -73,6 +75,10 @@ uint64_t wavefront_render(Backend& x, uint64_t begin, uint64_t end, const Render
         const IterationCounts c = x.counts();
         it.shadow = c.shadow;
         it.live = live = c.live;
+        if (c.family) {
+            st.family_paths.resize(kNumFamilies);
+            for (uint32_t f = 0; f < kNumFamilies; ++f) st.family_paths[f] += c.family[f];
+        }
         st.iterations.push_back(it);
         st.extension_rays += n;
         st.shadow_rays += it.shadow;

@@ -40,18 +40,15 @@ SceneView SceneData::view() const {
 uint32_t SceneData::features() const {
     uint32_t f = 0;
     for (const U4& i : info) f |= i.x == uint32_t(ShapeType::Sphere) ? kFeatSpheres : kFeatTriangles;
-    if (!conductor.empty()) f |= kFeatConductor;
-    if (!dielectric.empty()) f |= kFeatDielectric;
-    if (!principled.empty()) f |= kFeatPrincipled;
-    if (!layered.empty()) f |= kFeatLayered;
     if (!bump.empty()) f |= kFeatBump;
+    // the materials the primitives use (a bump map's by the material it wraps): one family bit each
+    // (kernels/features.h: the shade families run are these)
+    constexpr uint32_t kTypeFeature[] = {kFeatLambert,    kFeatConductor, kFeatDielectric,
+                                         kFeatPrincipled, kFeatLayered,   kFeatDiffuseTransmission};
     for (const U4& i : info) {
         MatHandle h{i.y};
         if (h.type() == MatType::Bumped) h = MatHandle{bump[h.index()].material};
-        if (h.type() == MatType::DiffuseTransmission) {
-            f |= kFeatDiffuseTransmission;
-            break;
-        }
+        if (uint32_t(h.type()) < sizeof(kTypeFeature) / sizeof(kTypeFeature[0])) f |= kTypeFeature[uint32_t(h.type())];
     }
     if (!textures.empty()) f |= kFeatTextures;
     for (const Light& l : lights) f |= l.type == kLightArea ? kFeatEmitters : kFeatDeltaLights;
