@@ -49,10 +49,10 @@ struct DrainKernel {
         return drain<F>;
     }
 };
-// Every set, and its options instance (kernels/kernel_variants.h) with the indirect clamp (kWithClamp,
+// Every set, and its options instance (kernels/kernel_variants.h) with the indirect clamp (kWithClampCrop,
 // kernels/stages.h; a crop rides on it).
 struct DrainMasks {
-    static constexpr auto value = set_masks<kWithClamp>();
+    static constexpr auto value = set_masks<kWithClampCrop>();
 };
 // EXPERIMENT (not for main): the coated sets' drain at other budgets (WP_EXP_DMB=2,3)
 constexpr MaskList<16> drain_exp_masks() {
@@ -76,7 +76,7 @@ DrainFn drain_fn(uint32_t mask) {
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
     const DrainFn fn =
-        drain_fn(kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClamp));
+        drain_fn(kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClampCrop));
     const unsigned blocks = std::min(blocks_for(n), resident_blocks_cached(fn));
     L.launch("drain", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, q, n, rays);
 }

@@ -55,17 +55,33 @@ constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTrans
 // (kernels/stages.h) raised this set's spills in shade from 1236 to 1296 bytes of stores and in the megakernel from
 // 1430 to 1490 (ptxas -v, sm_90), so the scenes without bumps keep the kernels they had.
 constexpr uint32_t kFeaturesTransmission = kFeaturesAll & ~uint32_t(kFeatBump);
-// The sets, smallest first, each once with its name (the bench's "feature set", the JSON's): kFeatureSets,
-// feature_set_name and every kernel's instance table (kernels/kernel_variants.h) are made from this list.
-#define WP_FEATURE_SETS(X)                          \
-    X(kFeaturesSpheres, "spheres")                  \
-    X(kFeaturesGeneral, "general")                  \
-    X(kFeaturesLayered, "layered")                  \
-    X(kFeaturesTransmission, "layered+transmission") \
-    X(kFeaturesAll, "all")
-#define WP_FEATURE_SET_MASK(mask, name) mask,
+// The sets, smallest first, each once with its name (the bench's "feature set", the JSON's) and the register budgets
+// of its shade, megakernel and drain kernels, as __launch_bounds__'s minimum resident blocks of 128 threads per SM
+// (0: the build's default, CMake's WAVEPATH_SHADE_MIN_BLOCKS and WAVEPATH_MEGAKERNEL_MIN_BLOCKS, 7). kFeatureSets,
+// feature_set_name, the budgets (kernels/gpu_stages.h) and every kernel's instance table (kernels/kernel_variants.h)
+// are made from this list. Budgets measured: the spheres set's at 8 (64 registers: shade's choice unbounded; the
+// megakernel's without spills where it would take 80, RTIOW's megakernel 2.5% faster, LOG entry 43); the general
+// shade at 7 (72 registers, no spills; unbounded it takes 80): 6% faster on the dragon and Sponza, 2% slower on the
+// Cornell box (LOG entry 52); the general megakernel at 7 (72 registers, ~360 bytes of spills, against 96 and 8 at 5):
+// 2-10% faster on every general scene (LOG entry 52); the drain at 5 (96 registers): at 6 and 7 the spills cost it
+// 2-19% (LOG entry 52); the coated sets' whole shade at 7 (1192 bytes of spills): 4 and 2 were 1-10% slower (LOG
+// entry 58; their scenes shade by family: the layered family's budget below).
+#define WP_FEATURE_SETS(X)                                    \
+    X(kFeaturesSpheres, "spheres", 8, 8, 8)                   \
+    X(kFeaturesGeneral, "general", 0, 0, 5)                   \
+    X(kFeaturesLayered, "layered", 0, 0, 5)                   \
+    X(kFeaturesTransmission, "layered+transmission", 0, 0, 5) \
+    X(kFeaturesAll, "all", 0, 0, 5)
+#define WP_FEATURE_SET_MASK(mask, name, shade, mega, drain) mask,
 constexpr uint32_t kFeatureSets[] = {WP_FEATURE_SETS(WP_FEATURE_SET_MASK)};
 #undef WP_FEATURE_SET_MASK
+struct SetBudgets {
+    uint32_t mask;
+    int shade, megakernel, drain;
+};
+#define WP_FEATURE_SET_BUDGETS(mask, name, shade, mega, drain) SetBudgets{mask, shade, mega, drain},
+constexpr SetBudgets kSetBudgets[] = {WP_FEATURE_SETS(WP_FEATURE_SET_BUDGETS)};
+#undef WP_FEATURE_SET_BUDGETS
 
 // The compiled set the kernels of a scene with features `need` run as.
 constexpr uint32_t feature_set_for(uint32_t need) {
@@ -74,7 +90,7 @@ constexpr uint32_t feature_set_for(uint32_t need) {
     return kFeaturesAll;
 }
 inline const char* feature_set_name(uint32_t set) {
-#define WP_FEATURE_SET_NAME(mask, name) \
+#define WP_FEATURE_SET_NAME(mask, name, shade, mega, drain) \
     if (set == (mask)) return name;
     WP_FEATURE_SETS(WP_FEATURE_SET_NAME)
 #undef WP_FEATURE_SET_NAME
@@ -87,30 +103,35 @@ inline const char* feature_set_name(uint32_t set) {
 // with only that material's bit (family_features), so each family gets the registers and the code of its own
 // material. Family 0 collects the misses (the environment). The family of a hit is 1 + its material's type, the
 // material key of kernels/wavefront_queues.h.
-#define WP_SHADE_FAMILIES(X)                                      \
-    X(Miss, "miss", 0u)                                           \
-    X(Lambert, "lambert", kFeatLambert)                           \
-    X(Conductor, "conductor", kFeatConductor)                     \
-    X(Dielectric, "dielectric", kFeatDielectric)                  \
-    X(Principled, "principled", kFeatPrincipled)                  \
-    X(Layered, "layered", kFeatLayered)                           \
-    X(DiffuseTransmission, "diffuse_transmission", kFeatDiffuseTransmission)
+// Each with the register budget of its kernel (minimum resident blocks per SM, as the sets'; 0: the build's
+// default): measured in profiling/LOG.md entry 65.
+#define WP_SHADE_FAMILIES(X)                        \
+    X(Miss, "miss", 0u, 0)                          \
+    X(Lambert, "lambert", kFeatLambert, 0)          \
+    X(Conductor, "conductor", kFeatConductor, 0)    \
+    X(Dielectric, "dielectric", kFeatDielectric, 0) \
+    X(Principled, "principled", kFeatPrincipled, 0) \
+    X(Layered, "layered", kFeatLayered, 0)          \
+    X(DiffuseTransmission, "diffuse_transmission", kFeatDiffuseTransmission, 0)
 enum ShadeFamily : uint32_t {
-#define WP_FAMILY_ENUM(id, name, bit) kFamily##id,
+#define WP_FAMILY_ENUM(id, name, bit, blocks) kFamily##id,
     WP_SHADE_FAMILIES(WP_FAMILY_ENUM)
 #undef WP_FAMILY_ENUM
         kNumFamilies
 };
-#define WP_FAMILY_BIT(id, name, bit) bit,
+#define WP_FAMILY_BIT(id, name, bit, blocks) bit,
 constexpr uint32_t kFamilyBits[kNumFamilies] = {WP_SHADE_FAMILIES(WP_FAMILY_BIT)};
 #undef WP_FAMILY_BIT
-#define WP_FAMILY_NAME(id, name, bit) name,
+#define WP_FAMILY_NAME(id, name, bit, blocks) name,
 constexpr const char* kFamilyNames[kNumFamilies] = {WP_SHADE_FAMILIES(WP_FAMILY_NAME)};
 #undef WP_FAMILY_NAME
 // The stage names of the family kernels' rows ("shade_lambert"): kernels/kernel_attr.h's kStageNames holds them.
-#define WP_FAMILY_STAGE(id, name, bit) "shade_" name,
+#define WP_FAMILY_STAGE(id, name, bit, blocks) "shade_" name,
 constexpr const char* kFamilyStageNames[kNumFamilies] = {WP_SHADE_FAMILIES(WP_FAMILY_STAGE)};
 #undef WP_FAMILY_STAGE
+#define WP_FAMILY_BLOCKS(id, name, bit, blocks) blocks,
+constexpr int kFamilyBlocks[kNumFamilies] = {WP_SHADE_FAMILIES(WP_FAMILY_BLOCKS)};
+#undef WP_FAMILY_BLOCKS
 constexpr uint32_t kMaterialFeatures =
     kFeatLambert | kFeatConductor | kFeatDielectric | kFeatPrincipled | kFeatLayered | kFeatDiffuseTransmission;
 // What a miss needs of a set: the environment and the shapes (the rest is hit code it never runs).
@@ -128,6 +149,19 @@ constexpr uint32_t families_of(uint32_t features) {
     for (uint32_t f = 1; f < kNumFamilies; ++f)
         if (features & kFamilyBits[f]) m |= 1u << f;
     return m;
+}
+
+// The register budget (minimum resident blocks; 0: the build's default) of a kernel compiled with F, which the
+// lists above give: a set's (which = 0 shade, 1 megakernel, 2 drain), or for a shade kernel of one family (one
+// material bit, or none: the misses) the family's. Bits beside the features (the options) do not change it.
+constexpr int kernel_budget(uint32_t F, int which) {
+    const uint32_t feats = F & kFeaturesAll;
+    for (const SetBudgets& b : kSetBudgets)
+        if (feats == b.mask) return which == 0 ? b.shade : which == 1 ? b.megakernel : b.drain;
+    const uint32_t mat = feats & kMaterialFeatures;
+    for (uint32_t f = 0; f < kNumFamilies; ++f)
+        if (mat == kFamilyBits[f]) return kFamilyBlocks[f];
+    return 0;
 }
 
 // The one material family of a scene's features (its index), or 0 (kFamilyMiss) when it has none or several.

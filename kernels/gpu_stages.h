@@ -24,15 +24,9 @@ constexpr unsigned kStageBlock = 128;
 #else
 #define WP_TRAVERSAL_BOUNDS
 #endif
-// The same for shade and the megakernel per feature set F (kernels/features.h; -DWAVEPATH_SHADE_MIN_BLOCKS,
-// -DWAVEPATH_MEGAKERNEL_MIN_BLOCKS, 0: none) for the general kernels; the spheres set's are 8 (64 registers: shade's
-// choice unbounded; the megakernel's without spills where it would take 80, RTIOW's megakernel 2.5% faster, LOG
-// entry 43). The general shade at 7 blocks (72 registers, no spills; unbounded it takes 80): 6% faster on the
-// dragon and Sponza, 2% slower on the Cornell box (LOG entry 52). The general megakernel at 7 (72 registers and
-// ~360 bytes of spills against 96 and 8 at 5): 2-10% faster on every general scene (LOG entry 52). The layered set
-// (coated materials) keeps the same 7 blocks, 1192 bytes of spills in shade: 4 blocks (128 registers, 972 bytes) and
-// 2 (205 registers, none) were 1-10% slower on the four layered scenes in the wavefront, the megakernel equal or up to
-// 29% slower (H100, LOG entry 58).
+// The same for shade, the megakernel and the drain per feature set F: the budgets of kernels/features.h's lists
+// (WP_FEATURE_SETS, WP_SHADE_FAMILIES; the measurements behind each are cited there), 0 there meaning the build's
+// default (-DWAVEPATH_SHADE_MIN_BLOCKS, -DWAVEPATH_MEGAKERNEL_MIN_BLOCKS; 0: none).
 #if defined(WP_SHADE_MIN_BLOCKS) && WP_SHADE_MIN_BLOCKS > 0
 constexpr int kShadeMinBlocks = WP_SHADE_MIN_BLOCKS;
 #else
@@ -46,17 +40,15 @@ constexpr int kMegakernelMinBlocks = 1;
 // (experiment: bits 24-27 of F, when set, are the budget)
 template <uint32_t F>
 constexpr int shade_min_blocks() {
-    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : (F & kFeatTriangles) == 0 ? 8 : kShadeMinBlocks;
+    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : kernel_budget(F, 0) ? kernel_budget(F, 0) : kShadeMinBlocks;
 }
 template <uint32_t F>
 constexpr int megakernel_min_blocks() {
-    return F == kFeaturesSpheres ? 8 : kMegakernelMinBlocks;
+    return kernel_budget(F, 1) ? kernel_budget(F, 1) : kMegakernelMinBlocks;
 }
-// The drain runs the megakernel's loop over a few paths; its general kernels keep 5 blocks (96 registers, 8 bytes of
-// spills): at 6 and 7 blocks the spills cost the drain 2-19% (LOG entry 52).
 template <uint32_t F>
 constexpr int drain_min_blocks() {
-    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : F == kFeaturesSpheres ? 8 : 5;
+    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : kernel_budget(F, 2) ? kernel_budget(F, 2) : 5;
 }
 #define WP_SHADE_BOUNDS(F) __launch_bounds__(kStageBlock, shade_min_blocks<F>())
 #define WP_MEGAKERNEL_BOUNDS(F) __launch_bounds__(kStageBlock, megakernel_min_blocks<F>())

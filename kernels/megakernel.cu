@@ -40,8 +40,8 @@ struct MegakernelKernel {
     }
 };
 // Every set, and its options instance (kernels/kernel_variants.h) with the indirect clamp and a reconstruction
-// filter (kWithClamp, kWithFilter, kernels/stages.h; a crop rides on them).
-constexpr uint32_t kWithOptions = kWithClamp | kWithFilter;
+// filter (kWithClampCrop, kWithFilter, kernels/stages.h; a crop rides on them).
+constexpr uint32_t kWithOptions = kWithClampCrop | kWithFilter;
 struct MegakernelMasks {
     static constexpr auto value = set_masks<kWithOptions>();
 };
@@ -51,8 +51,8 @@ MegakernelFn megakernel_fn(uint32_t mask) { return instance<MegakernelKernel, Me
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
     const MegakernelFn fn = megakernel_fn(
-        kernel_mask(render_features(s, rp),
-                    rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox || rp.full_width, kWithOptions));
+        kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.filter != kFilterPixelBox || rp.full_width,
+                    kWithOptions));
     const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
              FetchCounters{counters, counters + 1});

@@ -64,9 +64,9 @@ struct ShadeKernel {
         return shade<F>;
     }
 };
-// Every set, its clamp's instance (kWithClamp: the indirect clamp and a crop) and the families of each.
+// Every set, its clamp's instance (kWithClampCrop: the indirect clamp and a crop) and the families of each.
 struct ShadeMasks {
-    static constexpr auto value = family_masks<kWithClamp>();
+    static constexpr auto value = family_masks<kWithClampCrop>();
 };
 // EXPERIMENT (not for main): the layered family's kernel at other register budgets (WP_EXP_LMB=2,3,4)
 constexpr MaskList<32> exp_masks() {
@@ -85,12 +85,12 @@ int exp_env(const char* name, int def) {
 }
 ShadeFn family_fn(uint32_t mask, uint32_t f) {
     static const int lmb = exp_env("WP_EXP_LMB", 0);
-    if (f == kFamilyLayered && lmb > 0 && (mask & (kWithClamp | kWithFilter)) == 0)
+    if (f == kFamilyLayered && lmb > 0 && (mask & (kWithClampCrop | kWithFilter)) == 0)
         return instance<ShadeKernel, ShadeMasksExp>(family_features(mask, f) | (uint32_t(lmb) << 24));
     return instance<ShadeKernel, ShadeMasks>(family_features(mask, f));
 }
 uint32_t shade_mask(const SceneView& s, const RenderParams& rp) {
-    return kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClamp);
+    return kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClampCrop);
 }
 }  // namespace
 
@@ -101,7 +101,10 @@ void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const
     if (!q.family_items) {  // one kernel over every path: the scene's one material family's, or the whole set's
         const uint32_t f = shade_single_family(s.features);
         const ShadeFn fn = f ? family_fn(mask, f) : instance<ShadeKernel, ShadeMasks>(mask);
-        L.launch(f ? kFamilyStageNames[f] : "shade", dim3(blocks_for(n)), dim3(kStageBlock), fn, s, rp, film, q, n);
+        if (f)
+            L.launch(kFamilyStageNames[f], dim3(blocks_for(n)), dim3(kStageBlock), fn, s, rp, film, q, n);
+        else
+            L.launch("shade", dim3(blocks_for(n)), dim3(kStageBlock), fn, s, rp, film, q, n);
         return;
     }
     // by family: each family's kernel over its queue, whose length only the device knows: launched over the
@@ -138,10 +141,10 @@ std::vector<KernelAttr> attr_shade_families(uint32_t set) {
     std::vector<KernelAttr> v;
     for (uint32_t f = 0; f < kNumFamilies; ++f)
         if (families_of(set) >> f & 1u)
-            v.push_back(kernel_attr(kFamilyStageNames[f],
-                                    reinterpret_cast<const void*>(instance<ShadeKernel, ShadeMasks>(
-                                        family_features(set, f))),
-                                    kStageBlock));
+            v.push_back(
+                kernel_attr(kFamilyStageNames[f],
+                            reinterpret_cast<const void*>(instance<ShadeKernel, ShadeMasks>(family_features(set, f))),
+                            kStageBlock));
     return v;
 }
 

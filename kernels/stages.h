@@ -167,21 +167,21 @@ WP_HD uint32_t render_features(const SceneView& s, const RenderParams& rp) {
     return s.features | (samples_lights(s, rp) ? uint32_t(kFeatLightSampling) : 0u);
 }
 // Options off by default compiled only into instances of their own (bits beside the scene features of
-// kernels/features.h, which no scene has): kWithClamp the indirect clamp (shade_path), kWithFilter a reconstruction
-// filter other than the pixel box (generate_path). The GPU's default kernels are compiled without them, so their
+// kernels/features.h, which no scene has): kWithClampCrop the indirect clamp (shade_path) and a crop's key pixel
+// (below), kWithFilter a reconstruction filter other than the pixel box (generate_path). The GPU's default kernels are compiled without them, so their
 // code is as before the options existed (the clamp compiled in raised the general megakernel's spills from 32 to
 // 44-52 bytes, ptxas -v); their launchers take the instances with them when the render asks for one. The CPU and the
 // generate kernel always have them (kFeaturesHost, the default F), where the test of the setting is all they cost.
-constexpr uint32_t kWithClamp = 1u << 31;
+constexpr uint32_t kWithClampCrop = 1u << 31;
 constexpr uint32_t kWithFilter = 1u << 30;
-constexpr uint32_t kFeaturesHost = kFeaturesAll | kWithClamp | kWithFilter;
+constexpr uint32_t kFeaturesHost = kFeaturesAll | kWithClampCrop | kWithFilter;
 // A crop (RenderParams::full_width) rides on the clamp's instances: the camera and the random numbers see the full
-// image's pixel (key_pixel) only where F has kWithClamp, and the launchers pick those instances for a crop. Compiled
+// image's pixel (key_pixel) only where F has kWithClampCrop, and the launchers pick those instances for a crop. Compiled
 // into every instance, the crop's key cost the general megakernel 2.2-2.9% on the dragon and the helmet (H100, LOG
 // entry 61).
 template <uint32_t F>
 WP_HD uint32_t path_key_pixel(const RenderParams& rp, uint32_t pixel) {
-    if constexpr ((F & kWithClamp) != 0) return rp.key_pixel(pixel);
+    if constexpr ((F & kWithClampCrop) != 0) return rp.key_pixel(pixel);
     return pixel;
 }
 
@@ -203,7 +203,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     p.pixel = iy * rp.width + ix;
     uint32_t key = path_key(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed);
     uint32_t camera_w = rp.width, camera_h = rp.height;
-    if constexpr ((F & kWithClamp) != 0) {
+    if constexpr ((F & kWithClampCrop) != 0) {
         if (rp.full_width) {  // a crop: the full image's pixel, as the camera sees it
             ix += rp.crop_x0, iy += rp.crop_y0;
             camera_w = rp.full_width, camera_h = rp.full_height;
@@ -255,10 +255,10 @@ WP_HD vec3 clamp_indirect(vec3 c, float limit) {
     float m = max_comp(c);
     return m > limit ? c * (limit / m) : c;
 }
-// The clamp is compiled in where the kernels' F has kWithClamp (above).
+// The clamp is compiled in where the kernels' F has kWithClampCrop (above).
 template <uint32_t F>
 WP_HD vec3 maybe_clamp(vec3 c, const RenderParams& rp, bool indirect) {
-    if constexpr ((F & kWithClamp) != 0) {
+    if constexpr ((F & kWithClampCrop) != 0) {
         if (indirect && rp.clamp_indirect > 0.0f) return clamp_indirect(c, rp.clamp_indirect);
     }
     return c;

@@ -138,7 +138,18 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
         if (m == 0) {
             // the tail drain runs when the last live paths fit under its threshold (the default, 524288)
             // compaction by push (the default) has no kernel of its own
-            EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "drain"}));
+            // shade by material family (the scene's Lambert and dielectric materials, and the misses), each row
+            // with the paths it shaded
+            EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade_miss", "shade_lambert",
+                                                    "shade_dielectric", "shadow", "drain"}));
+            uint64_t shaded = 0;
+            for (const json& k : jm["kernels"])
+                if (k["kernel"].get<std::string>().rfind("shade_", 0) == 0) {
+                    ASSERT_TRUE(k.contains("paths")) << k["kernel"];
+                    shaded += k["paths"].get<uint64_t>();
+                }
+            EXPECT_GT(shaded, 0u);
+            EXPECT_LE(shaded, ext[m]);  // (the drain's segments are not the families')
             EXPECT_TRUE(jm["push_compaction"].get<bool>());
             for (const char* gone : {"index_compaction", "pipelined", "graphs", "l2_persist"})  // options removed
                 EXPECT_FALSE(jm.contains(gone)) << gone;

@@ -498,10 +498,10 @@ TEST(Wavefront, PushCompactionMatchesSelectAndGather) {
 // other, keeps the options' bits, and every family of every set (and of its options instance) is among the
 // instances shade compiles (kernels/kernel_variants.h); a scene shades by family where it has two families or more.
 TEST(Wavefront, FamilyKernelsHoldTheirOwnMaterialOnly) {
-    const auto masks = family_masks<kWithClamp>();
+    const auto masks = family_masks<kWithClampCrop>();
     auto compiled = [&](uint32_t m) { return std::find(masks.v, masks.v + masks.n, m) != masks.v + masks.n; };
     for (uint32_t set : kFeatureSets) {
-        for (uint32_t o : {0u, uint32_t(kWithClamp)}) {
+        for (uint32_t o : {0u, uint32_t(kWithClampCrop)}) {
             const uint32_t mask = o ? options_set(set) | o : set;
             EXPECT_TRUE(compiled(mask)) << feature_set_name(set);
             for (uint32_t f = 0; f < kNumFamilies; ++f) {
@@ -535,7 +535,7 @@ TEST(Wavefront, ExtendPutsEveryPathInItsFamilysQueueOnce) {
     q.paths = paths.q;
     std::vector<void*> owned;
     q.hits.visit([&](void** p, size_t bytes, const char*) {
-        *p = ::operator new(bytes * n, std::align_val_t(16));
+        *p = ::operator new(bytes* n, std::align_val_t(16));
         owned.push_back(*p);
     });
     std::vector<uint32_t> counters(kNumCounters, 0), items(size_t(n) * kNumFamilies, kInvalid);

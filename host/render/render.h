@@ -107,8 +107,8 @@ struct RenderStats {
     double render_ms = 0.0;  // first launch to last result (GPU events / CPU wall clock), without upload
     double setup_ms = 0.0;   // GPU: the schedule's setup before its first launch (queue allocation), host clock
     uint64_t samples = 0, extension_rays = 0, shadow_rays = 0;
-    uint32_t capacity = 0;            // wavefront queue capacity
-    uint64_t drained = 0;             // wavefront: paths finished by the drain (the tail), 0 when it did not run
+    uint32_t capacity = 0;  // wavefront queue capacity
+    uint64_t drained = 0;   // wavefront: paths finished by the drain (the tail), 0 when it did not run
     // wavefront, shading by family (kernels/features.h): the paths each family's kernel shaded (empty otherwise)
     std::vector<unsigned long long> family_paths;
     std::string feature_set = "all";  // the kernels' compiled feature set (kernels/features.h); the CPU runs all

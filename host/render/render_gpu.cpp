@@ -261,9 +261,10 @@ public:
         const uint64_t aov_words = uint64_t(rp.num_pixels()) * aov_channels(opt.aovs);
         const uint64_t needed =
             scene_device_bytes(sd, &what) + film_device_bytes(rp) + aov_words * sizeof(unsigned long long);
-        const uint64_t queue_min = mode == Mode::Wavefront ? uint64_t(std::min<uint64_t>(max_batch, 1u << 16)) *
-                                                                 wavefront_bytes_per_path(queue_config(opt, 0, kFeaturesAll))
-                                                           : 0;
+        const uint64_t queue_min = mode == Mode::Wavefront
+                                       ? uint64_t(std::min<uint64_t>(max_batch, 1u << 16)) *
+                                             wavefront_bytes_per_path(queue_config(opt, 0, kFeaturesAll))
+                                       : 0;
         const std::string where =
             !selected_ ? st_.device
                        : st_.device + " (device " + std::to_string(device_) +
@@ -591,10 +592,11 @@ RaycastStats raycast_gpu(const SceneData& sd, const RenderParams& rp_in, const R
 std::vector<KernelAttr> gpu_kernel_attrs(uint32_t feature_set) {
     if (!gpu_available()) return {};
     const uint32_t set = feature_set_for(feature_set);
-    std::vector<KernelAttr> v = {attr_megakernel(set),  attr_generate(), attr_extend(RenderOptions::kDefaultRefill, set),
-                                 attr_shade(set),       attr_shadow(),   attr_compact(),
-                                 attr_diffuse_bounce(), attr_drain(set), attr_aov(),
-                                 attr_sort_rays()};
+    std::vector<KernelAttr> v = {
+        attr_megakernel(set),  attr_generate(), attr_extend(RenderOptions::kDefaultRefill, set),
+        attr_shade(set),       attr_shadow(),   attr_compact(),
+        attr_diffuse_bounce(), attr_drain(set), attr_aov(),
+        attr_sort_rays()};
     for (KernelAttr& a : attr_shade_families(set)) v.push_back(std::move(a));
     return v;
 }
