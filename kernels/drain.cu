@@ -2,7 +2,6 @@
 // remaining paths are run to their ends in one kernel (the megakernel's loop over the same stage functions) instead
 // of one launch sequence per bounce for a handful of paths. Persistent, with path regeneration as the megakernel
 // (kernels/persistent.h): a lane whose path ends takes the next queued one.
-#include <cstdlib>
 #include "kernels/gpu_stages.h"
 #include "kernels/kernel_variants.h"
 #include "kernels/persistent.h"
@@ -54,23 +53,7 @@ struct DrainKernel {
 struct DrainMasks {
     static constexpr auto value = set_masks<kWithClampCrop>();
 };
-// EXPERIMENT (not for main): the coated sets' drain at other budgets (WP_EXP_DMB=2,3)
-constexpr MaskList<16> drain_exp_masks() {
-    MaskList<16> l;
-    for (uint32_t mb = 2; mb <= 3; ++mb)
-        for (uint32_t set : {kFeaturesLayered, kFeaturesTransmission, kFeaturesAll}) l.add(set | (mb << 24));
-    return l;
-}
-struct DrainMasksExp {
-    static constexpr auto value = drain_exp_masks();
-};
-DrainFn drain_fn(uint32_t mask) {
-    const char* v = std::getenv("WP_EXP_DMB");
-    const uint32_t mb = v ? uint32_t(std::atoi(v)) : 0u;
-    if (mb && (mask == kFeaturesLayered || mask == kFeaturesTransmission || mask == kFeaturesAll))
-        return instance<DrainKernel, DrainMasksExp>(mask | (mb << 24));
-    return instance<DrainKernel, DrainMasks>(mask);
-}
+DrainFn drain_fn(uint32_t mask) { return instance<DrainKernel, DrainMasks>(mask); }
 }  // namespace
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,

@@ -37,10 +37,9 @@ constexpr int kMegakernelMinBlocks = WP_MEGAKERNEL_MIN_BLOCKS;
 #else
 constexpr int kMegakernelMinBlocks = 1;
 #endif
-// (experiment: bits 24-27 of F, when set, are the budget)
 template <uint32_t F>
 constexpr int shade_min_blocks() {
-    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : kernel_budget(F, 0) ? kernel_budget(F, 0) : kShadeMinBlocks;
+    return kernel_budget(F, 0) ? kernel_budget(F, 0) : kShadeMinBlocks;
 }
 template <uint32_t F>
 constexpr int megakernel_min_blocks() {
@@ -48,7 +47,7 @@ constexpr int megakernel_min_blocks() {
 }
 template <uint32_t F>
 constexpr int drain_min_blocks() {
-    return ((F >> 24) & 15u) ? int((F >> 24) & 15u) : kernel_budget(F, 2) ? kernel_budget(F, 2) : 5;
+    return kernel_budget(F, 2) ? kernel_budget(F, 2) : 5;
 }
 #define WP_SHADE_BOUNDS(F) __launch_bounds__(kStageBlock, shade_min_blocks<F>())
 #define WP_MEGAKERNEL_BOUNDS(F) __launch_bounds__(kStageBlock, megakernel_min_blocks<F>())

@@ -2,7 +2,6 @@
 // (kernels/features.h): extend has pushed each path into the queue of its hit's family, and each family's kernel,
 // the shade body compiled with only its own material, runs over its queue. Optionally in material order instead:
 // sort_materials radix-sorts the hit material keys first (CUB), so warps shade one material.
-#include <cstdlib>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "kernels/gpu_stages.h"
@@ -68,27 +67,7 @@ struct ShadeKernel {
 struct ShadeMasks {
     static constexpr auto value = family_masks<kWithClampCrop>();
 };
-// EXPERIMENT (not for main): the layered family's kernel at other register budgets (WP_EXP_LMB=2,3,4)
-constexpr MaskList<32> exp_masks() {
-    MaskList<32> l;
-    for (uint32_t mb = 2; mb <= 4; ++mb)
-        for (uint32_t set : {kFeaturesLayered, kFeaturesTransmission, kFeaturesAll})
-            l.add(family_features(set, kFamilyLayered) | (mb << 24));
-    return l;
-}
-struct ShadeMasksExp {
-    static constexpr auto value = exp_masks();
-};
-int exp_env(const char* name, int def) {
-    const char* v = std::getenv(name);
-    return v ? std::atoi(v) : def;
-}
-ShadeFn family_fn(uint32_t mask, uint32_t f) {
-    static const int lmb = exp_env("WP_EXP_LMB", 0);
-    if (f == kFamilyLayered && lmb > 0 && (mask & (kWithClampCrop | kWithFilter)) == 0)
-        return instance<ShadeKernel, ShadeMasksExp>(family_features(mask, f) | (uint32_t(lmb) << 24));
-    return instance<ShadeKernel, ShadeMasks>(family_features(mask, f));
-}
+ShadeFn family_fn(uint32_t mask, uint32_t f) { return instance<ShadeKernel, ShadeMasks>(family_features(mask, f)); }
 uint32_t shade_mask(const SceneView& s, const RenderParams& rp) {
     return kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClampCrop);
 }

@@ -3,7 +3,6 @@
 // Host C++ only: the kernels are launched through the stage launchers of kernels/gpu_stages.h.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include "host/render/multi_device.h"
 #include "host/render/render.h"
@@ -178,7 +177,6 @@ QueueConfig queue_config(const RenderOptions& opt, uint32_t capacity, uint32_t f
     c.capacity = capacity;
     c.sort_materials = opt.sort_materials;
     c.families = !opt.sort_materials && shade_by_family(features);
-    if (const char* v = std::getenv("WP_EXP_FAM")) c.families = !opt.sort_materials && std::atoi(v) != 0;  // EXPERIMENT
     c.sort_rays = opt.sort_rays > 0;
     c.push = opt.push_compaction;
     c.stats = opt.queue_stats;
