@@ -69,7 +69,7 @@ struct AovSample {
 WP_HD AovSample aov_sample(const SceneView& s, const RenderParams& rp, uint64_t index) {
     AovSample a;
     PathState p = generate_path(s, rp, index);
-    const uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
+    const PathRng key = path_rng(rp.key_pixel(p.pixel), p.sample, rp.seed, rp.sampler);
     vec3 through(1.0f);
     for (uint32_t bounce = 0; bounce <= kAovMaxSpecular; ++bounce) {
         Hit h = intersect_closest(s, path_ray(p));

@@ -199,7 +199,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     uint32_t ix, iy;
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
-    uint32_t key = path_key(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
     uint32_t camera_w = rp.width, camera_h = rp.height;
     if constexpr ((F & kWithClamp) != 0) {
         if (rp.full_width) {  // a crop: the full image's pixel, as the camera sees it
@@ -269,7 +269,7 @@ template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
-    uint32_t key = path_key(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
