@@ -68,11 +68,10 @@ WP_HD uint32_t reverse_bits32(uint32_t x) {
 #if defined(__CUDA_ARCH__)
     return __brev(x);
 #else
-    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
-    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = __builtin_bswap32(x);
     x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
-    x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
-    return (x >> 16) | (x << 16);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    return ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
 #endif
 }
 
@@ -108,13 +107,16 @@ WP_HD uint32_t sobol_dim1_reversed(uint32_t i) {
     return i;
 }
 
-// Dimension `component` (0 or 1) of the shuffled, scrambled 2-D Sobol point number `sample` of stream `h` (one
-// (pixel, group, seed)), as 32 bits: Burley's shuffled_scrambled_sobol2d. The index is shuffled by a nested uniform
-// scramble (each aligned block of 2^k samples onto an aligned block of 2^k Sobol points: a (0,k,2)-net), the point's
-// coordinate scrambled by another of its own seed. In the reversed order both scrambles are one Laine-Karras
-// permutation each.
-WP_HD uint32_t sobol_owen_bits(uint32_t h, uint32_t sample, uint32_t component) {
-    const uint32_t index = nested_uniform_scramble(sample, h);
+// The shuffled Sobol index of sample index `sample` (given with its bits reversed, as PathRng keeps it) in stream `h`
+// (one (pixel, group, seed)): Burley's nested uniform scramble of the index, which maps each aligned block of 2^k
+// samples onto an aligned block of 2^k Sobol points (a (0,k,2)-net of the first two dimensions).
+WP_HD uint32_t sobol_shuffled_index(uint32_t h, uint32_t sample_reversed) {
+    return reverse_bits32(laine_karras_permutation(sample_reversed, h));
+}
+// Dimension `component` (0 or 1) of Sobol point `index` of stream h, nested-uniform scrambled by a seed of its own,
+// as 32 bits: with the index's shuffle, Burley's shuffled_scrambled_sobol2d. (In the reversed order the scramble is
+// one Laine-Karras permutation.)
+WP_HD uint32_t sobol_owen_bits(uint32_t h, uint32_t index, uint32_t component) {
     const uint32_t rev = component == 0 ? index : sobol_dim1_reversed(index);
     return reverse_bits32(laine_karras_permutation(rev, hash32(h + 0x9e3779b9u * (component + 1u))));
 }
@@ -146,12 +148,17 @@ WP_HD constexpr uint32_t sobol_component(uint32_t dim) {
 // A path's random numbers: the key its sampler needs, made once per stage from (key pixel, sample, seed).
 struct PathRng {
     uint32_t key;      // independent: path_key(pixel, sample, seed); sobol: the pixel's key (pixel, seed)
-    uint32_t sample;   // the pixel's sample index (sobol)
+    uint32_t sample;   // sobol: the pixel's sample index, its bits reversed (what the index's shuffle takes)
     uint32_t sampler;  // SamplerType
 };
 WP_HD PathRng path_rng(uint32_t pixel, uint32_t sample, uint32_t seed, uint32_t sampler) {
-    if (sampler == kSamplerSobol) return PathRng{hash32(pixel ^ hash32(seed + 0x7f4a7c15u)), sample, sampler};
+    if (sampler == kSamplerSobol)
+        return PathRng{hash32(pixel ^ hash32(seed + 0x7f4a7c15u)), reverse_bits32(sample), sampler};
     return PathRng{path_key(pixel, sample, seed), sample, kSamplerIndependent};
+}
+// The stream of a path's 2-D group: (pixel, group, seed).
+WP_HD uint32_t sobol_stream(const PathRng& r, uint32_t bounce, uint32_t dim) {
+    return hash32(r.key ^ ((bounce * kSobolGroupsPerBounce + sobol_group(dim)) * 0x9e3779b9u + 0x68e31da4u));
 }
 // 32 hashed bits for (path, bounce, dimension) whatever the sampler: the layered material's walk key
 // (kDimLayerWalk). A walk draws an unbounded number of numbers per bounce (nsamples walks of up to maxdepth steps,
@@ -164,12 +171,21 @@ WP_HD uint32_t rand_bits(const PathRng& r, uint32_t bounce, uint32_t dim) {
 // The 32 bits of (path, bounce, dimension) of the path's sampler.
 WP_HD uint32_t sample_bits(const PathRng& r, uint32_t bounce, uint32_t dim) {
     if (r.sampler == kSamplerSobol) {
-        const uint32_t group = bounce * kSobolGroupsPerBounce + sobol_group(dim);
-        return sobol_owen_bits(hash32(r.key ^ hash32(group + 0x68e31da4u)), r.sample, sobol_component(dim));
+        const uint32_t h = sobol_stream(r, bounce, dim);
+        return sobol_owen_bits(h, sobol_shuffled_index(h, r.sample), sobol_component(dim));
     }
     return rand_bits(r.key, bounce, dim);
 }
 // Uniform float in [0,1) for (path, bounce, dimension) of the path's sampler.
 WP_HD float rand01(const PathRng& r, uint32_t bounce, uint32_t dim) { return u01(sample_bits(r, bounce, dim)); }
+// The two numbers of dimensions a and b of one group (components 0 and 1: kDimPixelX and Y, kDimLensU and V,
+// kDimLightU and V, kDimBsdfU and V), rand01's each, with the group's stream and shuffled index computed once.
+WP_HD vec2 rand2(const PathRng& r, uint32_t bounce, uint32_t a, uint32_t b) {
+    if (r.sampler == kSamplerSobol) {
+        const uint32_t h = sobol_stream(r, bounce, a), index = sobol_shuffled_index(h, r.sample);
+        return vec2(u01(sobol_owen_bits(h, index, 0)), u01(sobol_owen_bits(h, index, 1)));
+    }
+    return vec2(u01(rand_bits(r.key, bounce, a)), u01(rand_bits(r.key, bounce, b)));
+}
 
 }  // namespace wp

@@ -209,11 +209,12 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     }
     float px, py;
     if ((F & kWithFilter) == 0 || rp.filter == kFilterPixelBox) {  // the pixel's square, as before filters existed
-        px = float(ix) + rand01(key, 0, kDimPixelX);
-        py = float(iy) + rand01(key, 0, kDimPixelY);
+        const vec2 u = rand2(key, 0, kDimPixelX, kDimPixelY);
+        px = float(ix) + u.x;
+        py = float(iy) + u.y;
     } else {  // filter importance sampling (kernels/filter.h): the offset from the pixel centre follows the filter
-        vec3 o = filter_sample_signed(rp.filter, rp.filter_radius, rp.filter_sigma, rand01(key, 0, kDimPixelX),
-                                      rand01(key, 0, kDimPixelY));
+        const vec2 u = rand2(key, 0, kDimPixelX, kDimPixelY);
+        vec3 o = filter_sample_signed(rp.filter, rp.filter_radius, rp.filter_sigma, u.x, u.y);
         px = float(ix) + 0.5f + o.x;
         py = float(iy) + 0.5f + o.y;
         // Mitchell: a sample of negative weight adds to the second film (RenderParams::film_pixels)
@@ -226,7 +227,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     vec3 o = c.pos;
     if (c.lens_radius > 0.0f) {
         vec3 focus = o + d * (c.focus_dist / dot_fma(d, c.forward));
-        vec2 l = c.lens_radius * sample_disk_concentric(vec2(rand01(key, 0, kDimLensU), rand01(key, 0, kDimLensV)));
+        vec2 l = c.lens_radius * sample_disk_concentric(rand2(key, 0, kDimLensU, kDimLensV));
         o = o + l.x * c.right + l.y * c.up;
         d = glm::normalize(focus - o);
     }
@@ -326,7 +327,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 
     if (has_feature<F>(kFeatLightSampling) && samples_lights(s, rp) && !is_delta<F>(m)) {
         LightSample ls;
-        vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
+        vec2 u = rand2(key, bounce, kDimLightU, kDimLightV);
         if (sample_light<F>(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
             (ls.Le.x > 0.0f || ls.Le.y > 0.0f || ls.Le.z > 0.0f)) {
             vec3 wi_l = f.to_local(ls.wi);
@@ -350,7 +351,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     }
 
     BsdfSample bs;
-    vec2 u(rand01(key, bounce, kDimBsdfU), rand01(key, bounce, kDimBsdfV));
+    vec2 u = rand2(key, bounce, kDimBsdfU, kDimBsdfV);
     if (!bsdf_sample<F>(m, wo_l, rand01(key, bounce, kDimBsdfLobe), u, bs)) return false;
     vec3 wi = f.to_world(bs.wi);
     float gside = dot_fma(wi, ng);

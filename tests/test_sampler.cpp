@@ -181,6 +181,16 @@ TEST(Sampler, NumbersDependOnTheirKeyAndTheSamplerAlone) {
     EXPECT_EQ(draw(kSamplerIndependent, 10, 20, 1, kDimBsdfU, 3), rand01(path_key(10, 20, 3), 1, kDimBsdfU));
     EXPECT_EQ(rand_bits(path_rng(10, 20, 3, kSamplerIndependent), 2, kDimLayerWalk),
               rand_bits(path_key(10, 20, 3), 2, kDimLayerWalk));
+    // rand2: the two numbers of a group, rand01's each
+    for (uint32_t sampler : {uint32_t(kSamplerIndependent), uint32_t(kSamplerSobol)})
+        for (uint32_t sample : {0u, 5u, 1000u}) {
+            const PathRng k = path_rng(10, sample, 3, sampler);
+            for (const DimPair& d : kPairs) {
+                const vec2 u = rand2(k, d.bounce, d.a, d.b);
+                EXPECT_EQ(u.x, rand01(k, d.bounce, d.a)) << "sampler " << sampler << " dim " << d.a;
+                EXPECT_EQ(u.y, rand01(k, d.bounce, d.b)) << "sampler " << sampler << " dim " << d.b;
+            }
+        }
     // the layered walks' keys stay hashed: a different key per sample
     EXPECT_NE(rand_bits(path_rng(10, 20, 3, kSamplerSobol), 2, kDimLayerWalk),
               rand_bits(path_rng(10, 21, 3, kSamplerSobol), 2, kDimLayerWalk));
