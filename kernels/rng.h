@@ -35,7 +35,7 @@ enum Dim : uint32_t {
     kDimsPerBounce = 16
 };
 
-// The samplers (RenderParams::sampler). kSamplerNames: their names in the settings, in this order.
+// The samplers (RenderParams::sampler), their names in the settings "independent sobol" (kernels/render_params.h).
 enum SamplerType : uint32_t { kSamplerIndependent = 0, kSamplerSobol = 1 };
 
 // Bias-minimised 32-bit integer hash (Chris Wellons' lowbias32 / "triple32" family).

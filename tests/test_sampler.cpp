@@ -81,6 +81,8 @@ TEST(Sampler, NestedScrambleMapsAlignedBlocksOntoAlignedBlocks) {
                 const uint32_t first = nested_uniform_scramble(block << k, seed) >> k;
                 for (uint32_t i = 0; i < (1u << k); ++i) {
                     const uint32_t s = nested_uniform_scramble((block << k) | i, seed);
+                    // (the sampler's form: the index given reversed, as PathRng keeps it)
+                    ASSERT_EQ(sobol_shuffled_index(seed, reverse_bits32((block << k) | i)), s);
                     ASSERT_EQ(s >> k, first) << "seed " << seed << " k " << k;
                     ASSERT_FALSE(seen[s & ((1u << k) - 1)]) << "seed " << seed << " k " << k;
                     seen[s & ((1u << k) - 1)] = true;
