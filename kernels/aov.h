@@ -69,7 +69,7 @@ struct AovSample {
 WP_HD AovSample aov_sample(const SceneView& s, const RenderParams& rp, uint64_t index) {
     AovSample a;
     PathState p = generate_path(s, rp, index);
-    const uint32_t key = path_key(rp.key_pixel(p.pixel), p.sample, rp.seed);
+    const PathRng key = path_rng(rp.key_pixel(p.pixel), p.sample, rp.seed, rp.sampler);
     vec3 through(1.0f);
     for (uint32_t bounce = 0; bounce <= kAovMaxSpecular; ++bounce) {
         Hit h = intersect_closest(s, path_ray(p));
@@ -97,7 +97,7 @@ WP_HD AovSample aov_sample(const SceneView& s, const RenderParams& rp, uint64_t 
         // a delta bounce: followed with the path's own random numbers for it (the BSDF dimensions of that bounce)
         Frame f = Frame::from_normal(ns);
         BsdfSample bs;
-        vec2 u(rand01(key, bounce + 1, kDimBsdfU), rand01(key, bounce + 1, kDimBsdfV));
+        vec2 u = rand2(key, bounce + 1, kDimBsdfU, kDimBsdfV);
         if (!bsdf_sample(m, f.to_local(wo), rand01(key, bounce + 1, kDimBsdfLobe), u, bs)) return a;
         vec3 wi = f.to_world(bs.wi);
         float gside = glm::dot(wi, ng);

@@ -10,7 +10,9 @@
 // Columns: S(KIND, member, name, init, def, lo, hi, note, flag, help)
 //   KIND   WHOLE (uint32_t), FLAG (uint32_t 0 or 1; true/false in a scene file), REAL (float), FILTER (custom
 //          parsing: the reconstruction filter's three members, "TYPE[:RADIUS]" on the command line; lo/hi: radius)
-//          or CROP (four members, "x0,y0,x1,y1" or "none"; lo/hi: each coordinate's)
+//          or CROP (four members, "x0,y0,x1,y1" or "none"; lo/hi: each coordinate's) or CHOICE (uint32_t lo..hi, named:
+//          note holds the values' names, space-separated, lo's first; the name in a scene file, --set and the film
+//          header)
 //   member the RenderParams member; name: the setting's name, its native scene file key (render.NAME), its film
 //          header key and its --set name; init: RenderParams{}'s value (code that fills a struct itself); def: a
 //          native scene file's default; lo, hi: the accepted range, inclusive; note: said with the range ("0: off")
@@ -18,6 +20,7 @@
 #pragma once
 #include <cstddef>
 #include "common.h"
+#include "rng.h"
 
 namespace wp {
 
@@ -52,10 +55,15 @@ constexpr float kMaxFilterRadius = 8.0f;
     S(REAL, clamp_indirect, clamp, 0.0f, 0.0f, 0.0, 1e30, "0: off", "--clamp",                                        \
       "clamp indirect light (Cycles'): every contribution after the first bounce scaled to at most this value per "   \
       "component; biased (fewer fireflies)")
-#define WP_RENDER_SETTINGS_END(S)                                                                                   \
-    S(CROP, crop, crop, 0, 0, 0, kMaxImageSide, "", "--crop",                                                       \
-      "render only this rectangle of the width x height image, in pixels, half-open (a scene file's: [x0, y0, x1, " \
-      "y1]): the output is the crop's size, as pbrt-v4's pixelbounds, its pixels the whole image's bit for bit")
+#define WP_RENDER_SETTINGS_END(S)                                                                                      \
+    S(CROP, crop, crop, 0, 0, 0, kMaxImageSide, "", "--crop",                                                          \
+      "render only this rectangle of the width x height image, in pixels, half-open (a scene file's: [x0, y0, x1, "    \
+      "y1]): the output is the crop's size, as pbrt-v4's pixelbounds, its pixels the whole image's bit for bit")       \
+    S(CHOICE, sampler, sampler, kSamplerSobol, kSamplerSobol, kSamplerIndependent, kSamplerSobol, "independent sobol", \
+      "--sampler",                                                                                                     \
+      "the random numbers (kernels/rng.h): sobol, Owen-scrambled Sobol points padded in 2-D groups per bounce "        \
+      "(Burley 2020, as Cycles and pbrt-v4's paddedsobol: the error falls faster than 1/N where the integrand is "     \
+      "smooth), or independent, a hash per number (white noise; films made before this setting)")
 #define WP_RENDER_SETTINGS(S) WP_RENDER_SETTINGS_HEAD(S) WP_RENDER_SETTINGS_TAIL(S) WP_RENDER_SETTINGS_END(S)
 
 // The members of a list line, by kind.
@@ -63,6 +71,7 @@ constexpr float kMaxFilterRadius = 8.0f;
 #define WP_RENDER_MEMBER_WHOLE(member, init) uint32_t member = init;
 #define WP_RENDER_MEMBER_FLAG(member, init) uint32_t member = init;
 #define WP_RENDER_MEMBER_REAL(member, init) float member = init;
+#define WP_RENDER_MEMBER_CHOICE(member, init) uint32_t member = init;
 // FilterType (kernels/filter.h), the radius in pixels, the Gaussian's standard deviation. The default,
 // kFilterPixelBox, is generate_path's original one-pixel box.
 #define WP_RENDER_MEMBER_FILTER(member, init) \

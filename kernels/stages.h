@@ -201,7 +201,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     uint32_t ix, iy;
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
-    uint32_t key = path_key(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
     uint32_t camera_w = rp.width, camera_h = rp.height;
     if constexpr ((F & kWithClampCrop) != 0) {
         if (rp.full_width) {  // a crop: the full image's pixel, as the camera sees it
@@ -211,11 +211,12 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     }
     float px, py;
     if ((F & kWithFilter) == 0 || rp.filter == kFilterPixelBox) {  // the pixel's square, as before filters existed
-        px = float(ix) + rand01(key, 0, kDimPixelX);
-        py = float(iy) + rand01(key, 0, kDimPixelY);
+        const vec2 u = rand2(key, 0, kDimPixelX, kDimPixelY);
+        px = float(ix) + u.x;
+        py = float(iy) + u.y;
     } else {  // filter importance sampling (kernels/filter.h): the offset from the pixel centre follows the filter
-        vec3 o = filter_sample_signed(rp.filter, rp.filter_radius, rp.filter_sigma, rand01(key, 0, kDimPixelX),
-                                      rand01(key, 0, kDimPixelY));
+        const vec2 u = rand2(key, 0, kDimPixelX, kDimPixelY);
+        vec3 o = filter_sample_signed(rp.filter, rp.filter_radius, rp.filter_sigma, u.x, u.y);
         px = float(ix) + 0.5f + o.x;
         py = float(iy) + 0.5f + o.y;
         // Mitchell: a sample of negative weight adds to the second film (RenderParams::film_pixels)
@@ -228,7 +229,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     vec3 o = c.pos;
     if (c.lens_radius > 0.0f) {
         vec3 focus = o + d * (c.focus_dist / dot_fma(d, c.forward));
-        vec2 l = c.lens_radius * sample_disk_concentric(vec2(rand01(key, 0, kDimLensU), rand01(key, 0, kDimLensV)));
+        vec2 l = c.lens_radius * sample_disk_concentric(rand2(key, 0, kDimLensU, kDimLensV));
         o = o + l.x * c.right + l.y * c.up;
         d = glm::normalize(focus - o);
     }
@@ -271,7 +272,7 @@ template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
-    uint32_t key = path_key(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
@@ -328,7 +329,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
 
     if (has_feature<F>(kFeatLightSampling) && samples_lights(s, rp) && !is_delta<F>(m)) {
         LightSample ls;
-        vec2 u(rand01(key, bounce, kDimLightU), rand01(key, bounce, kDimLightV));
+        vec2 u = rand2(key, bounce, kDimLightU, kDimLightV);
         if (sample_light<F>(s, sp.p, rand01(key, bounce, kDimLightSelect), u, ls) &&
             (ls.Le.x > 0.0f || ls.Le.y > 0.0f || ls.Le.z > 0.0f)) {
             vec3 wi_l = f.to_local(ls.wi);
@@ -352,7 +353,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     }
 
     BsdfSample bs;
-    vec2 u(rand01(key, bounce, kDimBsdfU), rand01(key, bounce, kDimBsdfV));
+    vec2 u = rand2(key, bounce, kDimBsdfU, kDimBsdfV);
     if (!bsdf_sample<F>(m, wo_l, rand01(key, bounce, kDimBsdfLobe), u, bs)) return false;
     vec3 wi = f.to_world(bs.wi);
     float gside = dot_fma(wi, ng);

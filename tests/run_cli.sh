@@ -431,6 +431,10 @@ merge_refuses)
   run seed "$WP" merge a.wpfilm seed.wpfilm -o s.exr
   want_rc "merge of two seeds" 1
   has seed "differ in seed 0 and 5"
+  "$WP" render "${R[@]}" --samples 2:6 --sampler independent -o ind.wpfilm > /dev/null || fail "render ind"
+  run sampler "$WP" merge a.wpfilm ind.wpfilm -o s.exr
+  want_rc "merge of two samplers" 1
+  has sampler "differ in sampler sobol and independent"
   run notfilm "$WP" merge a.wpfilm gap.exr -o s.exr
   want_rc "merge of an image" 1
   has notfilm "gap.exr: not a wavepath film"
@@ -487,6 +491,10 @@ resume)
   run wrong2 "$WP" render "$S/cornell-box.json" --backend cpu --width 40 --resume cut_wavefront.wpfilm -o w.pfm
   want_rc "resume with another width" 1
   has wrong2 "width 48 and 40"
+  run wrong3 "$WP" render "$S/cornell-box.json" --backend cpu --sampler independent --resume cut_wavefront.wpfilm \
+    -o w.pfm
+  want_rc "resume with another sampler" 1
+  has wrong3 "sampler sobol and independent"
   ok "SIGINT (image + film beside it) and SIGTERM (film) mid-render, resumed: bit-identical to the whole render"
   ;;
 resume_spp)
@@ -872,7 +880,24 @@ settings)
   run l "$WP" settings
   want_rc "settings" 0
   has l "rr_depth"
-  ok "--set as the options, its errors named with their ranges (render and bench), --crop's size, settings"
+  # the sampler, a named setting: its option and --set render the same image, another sampler another one; a bad
+  # name is refused naming the names; the EXR records it
+  run s1 "$WP" render "$S/cornell-box.json" "${F[@]}" --sampler independent -o s1.pfm
+  want_rc "--sampler independent" 0
+  "$WP" render "$S/cornell-box.json" "${F[@]}" --sampler independent -o s1.exr > /dev/null || fail "render s1.exr"
+  run s2 "$WP" render "$S/cornell-box.json" "${F[@]}" --set sampler=independent -o s2.pfm
+  want_rc "--set sampler=independent" 0
+  run s3 "$WP" render "$S/cornell-box.json" "${F[@]}" -o s3.pfm
+  want_rc "the default sampler" 0
+  "$WP" render "$S/cornell-box.json" "${F[@]}" -o s3.exr > /dev/null || fail "render s3.exr"
+  cmp -s s1.pfm s2.pfm || fail "--set sampler=independent rendered another image than --sampler independent"
+  cmp -s s1.pfm s3.pfm && fail "the default sampler (sobol) rendered the independent sampler's image"
+  grep -aq "wavepath:sampler.*independent" s1.exr || fail "no sampler independent in s1.exr's metadata"
+  grep -aq "wavepath:sampler.*sobol" s3.exr || fail "no sampler sobol in s3.exr's metadata"
+  run s4 "$WP" render "$S/cornell-box.json" "${F[@]}" --sampler halton -o e.pfm
+  want_rc "--sampler halton" 2
+  has s4 "'halton' is not one of (independent or sobol)"
+  ok "--set as the options, its errors named with their ranges (render and bench), --crop's size, settings, the sampler"
   ;;
 *) fail "unknown case" ;;
 esac

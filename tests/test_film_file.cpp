@@ -138,6 +138,19 @@ TEST(FilmFile, EveryHeaderFieldIsCheckedAndABadOneNamed) {
               bad + "\"nonfinite\": expected an integer from 0 to 18446744073709551615, got null");
     EXPECT_EQ(with("\"clamped\":5", "\"clamped\":-5"),
               bad + "\"clamped\": -5 is out of range (an integer from 0 to 18446744073709551615)");
+    // the sampler by its name; a film without one (made before the setting) was rendered by the independent sampler
+    EXPECT_EQ(with("\"sampler\":\"sobol\"", "\"sampler\":\"halton\""),
+              bad + "\"sampler\": expected one of (independent or sobol), got \"halton\"");
+    EXPECT_EQ(with("\"sampler\":\"sobol\"", "\"sampler\":1"), bad + "\"sampler\": expected a string, got the number 1");
+    EXPECT_EQ(with("\"sampler\":\"sobol\",", ""), "(no error)");
+    {
+        std::string h = header;
+        h.erase(h.find("\"sampler\":\"sobol\","), std::string("\"sampler\":\"sobol\",").size());
+        const std::string p = temp_dir() + "older.wpfilm";
+        std::ofstream(p, std::ios::binary) << bytes.substr(0, h0) << h << bytes.substr(h1);
+        EXPECT_EQ(read_film(p).sampler, uint32_t(kSamplerIndependent));
+        EXPECT_EQ(read_film(good).sampler, uint32_t(kSamplerSobol));
+    }
     // not JSON, a number out of range, a duplicate key: the place in the header (line 2 of the file), in our words
     const std::string file = temp_dir() + "bad-header.wpfilm";
     std::string m = with(spp, "\"spp\":1e309");
@@ -172,6 +185,10 @@ TEST(Merge, RefusesOtherScenesSettingsAndOverlaps) {
     clamped.clamp_indirect = 4.0f;
     e = error_of([&] { merge_films({part(0, np), clamped}, {"a", "b"}, missing); });
     EXPECT_NE(e.find("clamp 0 and 4"), std::string::npos) << e;
+    PartialFilm independent = part(np, 2 * np);  // another sampler: other numbers for every sample
+    independent.sampler = kSamplerIndependent;
+    e = error_of([&] { merge_films({part(0, np), independent}, {"a", "b"}, missing); });
+    EXPECT_NE(e.find("differ in sampler sobol and independent"), std::string::npos) << e;
     e = error_of([&] { merge_films({part(0, 2 * np), part(np, 3 * np)}, {"a", "b"}, missing); });
     EXPECT_NE(e.find("a (samples 0:2) and b (samples 1:2) overlap in samples 1:1"), std::string::npos) << e;
 }

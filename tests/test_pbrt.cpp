@@ -348,6 +348,35 @@ Shape "sphere"
     EXPECT_EQ(st.params.spp, 6u);
 }
 
+// pbrt-v4's Sampler: independent as ours, every low-discrepancy type as our sobol (no Sampler: pbrt-v4's zsobol), with
+// a note at FILE:LINE:COLUMN where pbrt-v4's pattern differs from ours (not a warning: --strict lets it pass).
+TEST(PbrtCamera, SamplerTypesMapToOurSamplers) {
+    const std::pair<const char*, bool> types[] = {{"independent", false}, {"paddedsobol", false}, {"sobol", true},
+                                                  {"zsobol", true},       {"halton", true},       {"pmj02bn", true},
+                                                  {"stratified", true}};
+    for (const auto& [type, noted] : types) {
+        const std::string path =
+            write_text(std::string("sampler-") + type + ".pbrt",
+                       std::string("Film \"rgb\"\n  Sampler \"") + type + "\"\nWorldBegin Shape \"sphere\"");
+        testing::internal::CaptureStderr();
+        const LoadedScene ls = load_pbrt_scene(path, /*strict=*/true);
+        const std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_EQ(ls.params.sampler,
+                  std::string(type) == "independent" ? uint32_t(kSamplerIndependent) : uint32_t(kSamplerSobol))
+            << type;
+        EXPECT_TRUE(ls.warnings.empty()) << type;
+        if (noted)
+            EXPECT_EQ(err, "note: " + path + ":2:3: sampler \"" + type +
+                               "\" rendered with wavepath's sobol sampler (Owen-scrambled Sobol padded per bounce, as "
+                               "pbrt-v4's paddedsobol): another pattern of the same image\n")
+                << type;
+        else
+            EXPECT_EQ(err, "") << type;
+    }
+    EXPECT_EQ(load_pbrt_scene(write_text("no-sampler.pbrt", "WorldBegin Shape \"sphere\"")).params.sampler,
+              uint32_t(kSamplerSobol));
+}
+
 // ------------------------------------------------------------------------------------------------ materials
 TEST(PbrtMaterials, EachMaterialsParameters) {
     auto mat_of = [](const LoadedScene& ls) {

@@ -35,11 +35,18 @@ std::string write_scene(const std::string& name, const std::string& render_block
 // Each setting by its name: found, its default as text, and a value out of its range refused in the command
 // line's words, naming the range.
 TEST(Settings, EverySettingHasANameARangeAndADefault) {
-    EXPECT_EQ(setting_names(), "width, height, spp, max_depth, rr_depth, seed, light_sampling, filter, clamp, crop");
+    EXPECT_EQ(setting_names(),
+              "width, height, spp, max_depth, rr_depth, seed, light_sampling, filter, clamp, crop, sampler");
     const RenderParams d = default_settings();
     EXPECT_EQ(setting_text(d, *find_setting("spp")), "16");
     EXPECT_EQ(setting_text(d, *find_setting("filter")), "box 0.5");
     EXPECT_EQ(setting_text(d, *find_setting("crop")), "none");
+    EXPECT_EQ(setting_text(d, *find_setting("sampler")), "sobol");
+    EXPECT_EQ(RenderParams{}.sampler, uint32_t(kSamplerSobol));  // (code that fills a struct itself: the default too)
+    EXPECT_EQ(setting_value_problem(*find_setting("sampler"), "independent"), "");
+    EXPECT_EQ(setting_value_problem(*find_setting("sampler"), "halton"),
+              "'halton' is not one of (independent or sobol)");
+    EXPECT_EQ(setting_value_problem(*find_setting("sampler"), "1"), "'1' is not one of (independent or sobol)");
     EXPECT_EQ(find_setting("nope"), nullptr);
     EXPECT_EQ(setting_value_problem(*find_setting("rr_depth"), "5000"), "5000 is out of range (1 to 1024)");
     EXPECT_EQ(setting_value_problem(*find_setting("rr_depth"), "x"), "'x' is not a whole number (1 to 1024)");
@@ -68,13 +75,16 @@ TEST(Settings, SetByNameFillsTheOverrides) {
     EXPECT_EQ(o.filter, "tent:1");
     EXPECT_EQ(o.crop, "1,2,3,4");
     EXPECT_EQ(o.light_sampling, 0u);
+    EXPECT_EQ(set_override(o, "sampler=independent"), "");
+    EXPECT_EQ(o.sampler, uint32_t(kSamplerIndependent));
+    EXPECT_EQ(set_override(o, "sampler=zsobol"), "sampler: 'zsobol' is not one of (independent or sobol)");
     EXPECT_TRUE(override_given(o, "rr_depth"));
     EXPECT_FALSE(override_given(o, "seed"));
     EXPECT_EQ(set_override(o, "rr_depth=4"), "rr_depth is given twice (by --set and --rr-depth, or two --set)");
     EXPECT_EQ(set_override(o, "max_depth=0"), "max_depth: 0 is out of range (1 to 1024)");
     EXPECT_EQ(set_override(o, "depth=3"),
               "unknown setting 'depth' (settings: width, height, spp, max_depth, rr_depth, seed, light_sampling, "
-              "filter, clamp, crop)");
+              "filter, clamp, crop, sampler)");
     EXPECT_NE(set_override(o, "rr_depth").find("is not NAME=VALUE"), std::string::npos);
 }
 
@@ -84,7 +94,8 @@ TEST(Settings, SceneRenderBlockTakesEverySettingByItsName) {
     const std::string ok =
         write_scene("all-settings.json",
                     "{\"width\": 40, \"height\": 30, \"spp\": 2, \"max_depth\": 4, \"rr_depth\": 2, \"seed\": 9, "
-                    "\"light_sampling\": false, \"filter\": \"tent\", \"clamp\": 3.5, \"crop\": [4, 2, 20, 12]}");
+                    "\"light_sampling\": false, \"filter\": \"tent\", \"clamp\": 3.5, \"crop\": [4, 2, 20, 12], "
+                    "\"sampler\": \"independent\"}");
     LoadedScene ls = load_render_scene(ok, {});
     const RenderParams rp = crop_settings(ls.params);
     EXPECT_EQ(rp.width, 40u);
@@ -94,6 +105,11 @@ TEST(Settings, SceneRenderBlockTakesEverySettingByItsName) {
     EXPECT_EQ(rp.filter, uint32_t(kFilterTriangle));
     EXPECT_EQ(rp.clamp_indirect, 3.5f);
     EXPECT_EQ(setting_text(rp, *find_setting("crop")), "4,2,20,12");
+    EXPECT_EQ(rp.sampler, uint32_t(kSamplerIndependent));
+    EXPECT_EQ(load_scene_json(write_scene("no-sampler.json", "{}")).params.sampler, uint32_t(kSamplerSobol));
+    const std::string sampler = write_scene("sampler.json", "{\"sampler\": 1}");
+    EXPECT_EQ(error_of([&] { load_scene_json(sampler); }),
+              sampler + ": /render/sampler: expected one of (independent or sobol), got 1");
     EXPECT_EQ(ls.params.width, 16u);  // (the renderers' form: the crop's size)
     EXPECT_EQ(ls.params.full_width, 40u);
     const std::string deep = write_scene("deep.json", "{\"max_depth\": 5000}");

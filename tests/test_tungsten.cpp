@@ -434,6 +434,10 @@ TEST(TungstenScene, SmallSceneLoads) {
     EXPECT_EQ(s.params.height, 20u);
     EXPECT_EQ(s.params.spp, 5u);
     EXPECT_EQ(s.params.max_depth, 4u);
+    EXPECT_EQ(s.params.sampler, uint32_t(kSamplerSobol));  // Tungsten's default: its Sobol sampler
+    const std::string uniform = replace(scene_text(mp), R"("spp": 5)", R"("spp": 5, "stratified_sampler": false)");
+    EXPECT_EQ(load_scene_json(write_text("uniform-tungsten.json", uniform)).params.sampler,
+              uint32_t(kSamplerIndependent));
     EXPECT_NEAR(s.data.camera.lens_radius, 0.01f, 1e-7f);
     EXPECT_NEAR(s.data.camera.focus_dist, 4.0f, 1e-6f);
     EXPECT_NEAR(s.data.camera.tan_half_fov_y, 0.5f, 1e-6f);  // horizontal fov 90 at 2:1

@@ -63,19 +63,30 @@ CLI::Validator real(double lo, double hi, const std::string& note = "") {
 }
 
 // A setting of the list as an option: its flag, its help with the default of a native scene file, its range check
-// (set_setting's messages: "--rr-depth: 5000 is out of range (1 to 1024)"). A flag's "true"/"false" read as 1/0.
+// (set_setting's messages: "--rr-depth: 5000 is out of range (1 to 1024)"). A flag's "true"/"false" read as 1/0, a
+// choice's name as its value.
 template <class T>
 void add_setting_option(CLI::App* cmd, std::optional<T>& into, const SettingInfo& s) {
     const std::string def = setting_text(default_settings(), s);
-    cmd->add_option(s.flag, into,
-                    std::string(s.help) + " (default: the scene's render." + s.name + ", else " + def + ")")
-        ->check(CLI::Validator(
+    CLI::Option* o = cmd->add_option(
+        s.flag, into, std::string(s.help) + " (default: the scene's render." + s.name + ", else " + def + ")");
+    if (s.kind == SettingKind::Choice) {  // (a transform: the name becomes the value the option converts)
+        o->type_name("NAME")->transform(CLI::Validator(
             [&s](std::string& v) {
                 std::string why = setting_value_problem(s, v);
-                if (why.empty() && s.kind == SettingKind::Flag) v = v == "true" || v == "1" ? "1" : "0";
+                if (why.empty()) v = std::to_string(choice_value(s, v));
                 return why;
             },
             "", s.name));
+        return;
+    }
+    o->check(CLI::Validator(
+        [&s](std::string& v) {
+            std::string why = setting_value_problem(s, v);
+            if (why.empty() && s.kind == SettingKind::Flag) v = v == "true" || v == "1" ? "1" : "0";
+            return why;
+        },
+        "", s.name));
 }
 
 // The options `render` and `bench` share, declared once: the backend, the overrides of the scene's settings and

@@ -26,6 +26,7 @@ namespace wp {
 #define WP_OVERRIDE_TYPE_REAL float
 #define WP_OVERRIDE_TYPE_FILTER std::string
 #define WP_OVERRIDE_TYPE_CROP std::string
+#define WP_OVERRIDE_TYPE_CHOICE uint32_t
 struct SceneOverrides {
     WP_RENDER_SETTINGS(WP_OVERRIDE_MEMBER)
 };
@@ -58,6 +59,7 @@ inline std::string set_override(SceneOverrides& o, const std::string& assignment
 #define WP_OVERRIDE_SET_REAL(o, member, value) o = member
 #define WP_OVERRIDE_SET_FILTER(o, member, value) o = value
 #define WP_OVERRIDE_SET_CROP(o, member, value) o = value
+#define WP_OVERRIDE_SET_CHOICE(o, member, value) o = member
     WP_RENDER_SETTINGS(WP_OVERRIDE_SET)
 #undef WP_OVERRIDE_SET
     return "";
@@ -85,6 +87,7 @@ inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
 #define WP_OVERRIDE_APPLY_REAL(rp, member, v) member = v
 #define WP_OVERRIDE_APPLY_FILTER(rp, member, v) set_filter_spec(rp, v)  // (a wrong spec: the limits' check names it)
 #define WP_OVERRIDE_APPLY_CROP(rp, member, v) set_setting(rp, *find_setting("crop"), v)
+#define WP_OVERRIDE_APPLY_CHOICE(rp, member, v) member = v
     WP_RENDER_SETTINGS(WP_OVERRIDE_APPLY)
 #undef WP_OVERRIDE_APPLY
     if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);

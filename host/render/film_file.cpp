@@ -156,6 +156,7 @@ void write_film_settings(nlohmann::json& j, const PartialFilm& film) {
         }
         if (s.kind == SettingKind::Crop && f.crop_x1)  // (only where there is one)
             j[s.name] = std::vector<uint32_t>{f.crop_x0, f.crop_y0, f.crop_x1, f.crop_y1};
+        if (s.kind == SettingKind::Choice) j[s.name] = setting_text(f, s);  // its name ("sobol")
     }
     if (f.film_transform) j["film_matrix"] = std::vector<float>(f.film_matrix, f.film_matrix + 9);
 }
@@ -261,9 +262,9 @@ namespace {
 // The settings from the film header, each checked for its type and the list's range, a bad one named by its key.
 // The settings films have had from the first (the list's head: RenderParams' members before the divisions) are
 // required; one added later, absent in older films, takes the value that renders as those films were rendered
-// (RenderParams{}: the pixel box, no clamp).
+// (settings_of_older_films: the pixel box, no clamp, the independent sampler).
 void read_film_settings(const HeaderReader& h, PartialFilm& f) {
-    const RenderParams init;
+    const RenderParams init = settings_of_older_films();
     for (const SettingInfo& s : render_settings()) {
         const bool required = s.offset < offsetof(RenderParams, div_pixels);
         if (s.kind == SettingKind::Whole || s.kind == SettingKind::Flag)
@@ -277,6 +278,12 @@ void read_film_settings(const HeaderReader& h, PartialFilm& f) {
                 h.real((std::string(s.name) + "_radius").c_str(), float(s.lo), float(s.hi), true, init.filter_radius);
             f.filter_sigma =
                 h.real((std::string(s.name) + "_sigma").c_str(), float(s.lo), float(s.hi), true, init.filter_sigma);
+        }
+        if (s.kind == SettingKind::Choice) {
+            const std::string name = h.text(s.name, required, setting_text(init, s));
+            const int x = choice_value(s, name);
+            if (x < 0) h.bad(s.name, "expected one of " + setting_range_text(s) + ", got \"" + name + "\"");
+            setting_u32(f, s) = uint32_t(x);
         }
         if (s.kind == SettingKind::Crop && h.j.contains(s.name)) {  // films without a crop: none
             const nlohmann::json& c = h.j[s.name];

@@ -24,11 +24,13 @@ namespace {
 #define WP_SETTING_OFFSET_REAL(member) offsetof(RenderParams, member)
 #define WP_SETTING_OFFSET_FILTER(member) offsetof(RenderParams, member)
 #define WP_SETTING_OFFSET_CROP(member) offsetof(RenderParams, member##_x0)
+#define WP_SETTING_OFFSET_CHOICE(member) offsetof(RenderParams, member)
 #define WP_SETTING_KIND_WHOLE Whole
 #define WP_SETTING_KIND_FLAG Flag
 #define WP_SETTING_KIND_REAL Real
 #define WP_SETTING_KIND_FILTER Filter
 #define WP_SETTING_KIND_CROP Crop
+#define WP_SETTING_KIND_CHOICE Choice
 
 uint32_t& whole_of(RenderParams& rp, const SettingInfo& s) { return setting_u32(rp, s); }
 uint32_t whole_of(const RenderParams& rp, const SettingInfo& s) { return setting_u32(rp, s); }
@@ -123,8 +125,26 @@ std::string setting_names() {
     return n;
 }
 
+std::vector<std::string> choice_names(const SettingInfo& s) {
+    std::vector<std::string> names;
+    for (const char* p = s.note; *p;) {
+        const char* e = std::strchr(p, ' ');
+        if (!e) e = p + std::strlen(p);
+        names.emplace_back(p, e);
+        p = *e ? e + 1 : e;
+    }
+    return names;
+}
+
+int choice_value(const SettingInfo& s, const std::string& name) {
+    const std::vector<std::string> names = choice_names(s);
+    for (size_t i = 0; i < names.size(); ++i)
+        if (names[i] == name) return int(s.lo) + int(i);
+    return -1;
+}
+
 std::string setting_range_text(const SettingInfo& s) {
-    const std::string note = *s.note ? std::string("; ") + s.note : std::string();
+    const std::string note = *s.note && s.kind != SettingKind::Choice ? std::string("; ") + s.note : std::string();
     switch (s.kind) {
         case SettingKind::Whole:
             return "(" + std::to_string((unsigned long long)s.lo) + " to " + std::to_string((unsigned long long)s.hi) +
@@ -137,6 +157,13 @@ std::string setting_range_text(const SettingInfo& s) {
         case SettingKind::Crop:
             return "(x0,y0,x1,y1 with 0 <= x0 < x1 <= width, 0 <= y0 < y1 <= height; none: the whole image" + note +
                    ")";
+        case SettingKind::Choice: {
+            const std::vector<std::string> names = choice_names(s);
+            std::string t;
+            for (size_t i = 0; i < names.size(); ++i)
+                t += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+            return "(" + t + ")";
+        }
     }
     return "";
 }
@@ -171,6 +198,12 @@ std::string set_setting(RenderParams& rp, const SettingInfo& s, const std::strin
         }
         case SettingKind::Filter: return set_filter_spec(rp, v);
         case SettingKind::Crop: return set_crop(rp, s, v);
+        case SettingKind::Choice: {
+            const int x = choice_value(s, v);
+            if (x < 0) return "'" + v + "' is not one of " + range;
+            whole_of(rp, s) = uint32_t(x);
+            return "";
+        }
     }
     return "";
 }
@@ -185,6 +218,11 @@ std::string setting_text(const RenderParams& rp, const SettingInfo& s) {
             if (rp.crop_x1 == 0) return "none";
             return std::to_string(rp.crop_x0) + "," + std::to_string(rp.crop_y0) + "," + std::to_string(rp.crop_x1) +
                    "," + std::to_string(rp.crop_y1);
+        case SettingKind::Choice: {
+            const std::vector<std::string> names = choice_names(s);
+            const uint32_t x = whole_of(rp, s);
+            return x >= s.lo && x - uint32_t(s.lo) < names.size() ? names[x - uint32_t(s.lo)] : std::to_string(x);
+        }
     }
     return "";
 }
@@ -192,7 +230,8 @@ std::string setting_text(const RenderParams& rp, const SettingInfo& s) {
 bool same_setting(const RenderParams& a, const RenderParams& b, const SettingInfo& s) {
     switch (s.kind) {
         case SettingKind::Whole:
-        case SettingKind::Flag: return whole_of(a, s) == whole_of(b, s);
+        case SettingKind::Flag:
+        case SettingKind::Choice: return whole_of(a, s) == whole_of(b, s);
         case SettingKind::Real: return real_of(a, s) == real_of(b, s);
         case SettingKind::Filter:
             return a.filter == b.filter && a.filter_radius == b.filter_radius && a.filter_sigma == b.filter_sigma;
@@ -205,7 +244,8 @@ bool same_setting(const RenderParams& a, const RenderParams& b, const SettingInf
 void copy_setting(RenderParams& to, const RenderParams& from, const SettingInfo& s) {
     switch (s.kind) {
         case SettingKind::Whole:
-        case SettingKind::Flag: whole_of(to, s) = whole_of(from, s); return;
+        case SettingKind::Flag:
+        case SettingKind::Choice: whole_of(to, s) = whole_of(from, s); return;
         case SettingKind::Real: real_of(to, s) = real_of(from, s); return;
         case SettingKind::Filter:
             to.filter = from.filter, to.filter_radius = from.filter_radius, to.filter_sigma = from.filter_sigma;
@@ -221,7 +261,8 @@ std::string setting_range_problem(const RenderParams& rp) {
         bool in = true;
         switch (s.kind) {
             case SettingKind::Whole:
-            case SettingKind::Flag: in = whole_of(rp, s) >= s.lo && whole_of(rp, s) <= s.hi; break;
+            case SettingKind::Flag:
+            case SettingKind::Choice: in = whole_of(rp, s) >= s.lo && whole_of(rp, s) <= s.hi; break;
             case SettingKind::Real: in = real_of(rp, s) >= s.lo && real_of(rp, s) <= s.hi; break;  // (NaN: out)
             case SettingKind::Filter:
                 in = rp.filter <= kFilterMitchell && rp.filter_radius > s.lo && rp.filter_radius <= s.hi &&
@@ -280,15 +321,23 @@ RenderParams crop_settings(const RenderParams& rp) {
 RenderParams default_settings() {
     RenderParams rp;
     for (const SettingInfo& s : render_settings()) {
-        if (s.kind == SettingKind::Whole || s.kind == SettingKind::Flag) whole_of(rp, s) = uint32_t(s.def);
+        if (s.kind == SettingKind::Whole || s.kind == SettingKind::Flag || s.kind == SettingKind::Choice)
+            whole_of(rp, s) = uint32_t(s.def);
         if (s.kind == SettingKind::Real) real_of(rp, s) = float(s.def);
     }
     return rp;
 }
 
+RenderParams settings_of_older_films() {
+    RenderParams rp;
+    rp.sampler = kSamplerIndependent;
+    return rp;
+}
+
 std::string settings_markdown() {
-    static const char* types[] = {"whole number", "0 or 1 (scene file: false or true)", "number", "filter",
-                                  "x0,y0,x1,y1 (scene file: [x0, y0, x1, y1])"};
+    static const char* types[] = {
+        "whole number", "0 or 1 (scene file: false or true)",         "number",
+        "filter",       "x0,y0,x1,y1 (scene file: [x0, y0, x1, y1])", "name (scene file: a string)"};
     const RenderParams d = default_settings();
     std::string t =
         "| name | flag | scene key | type | default | range | help |\n"

@@ -12,7 +12,7 @@
 
 namespace wp {
 
-enum class SettingKind { Whole, Flag, Real, Filter, Crop };
+enum class SettingKind { Whole, Flag, Real, Filter, Crop, Choice };
 
 // One line of the list.
 struct SettingInfo {
@@ -21,12 +21,12 @@ struct SettingInfo {
     size_t offset;     // of its RenderParams member (the first of the filter's three)
     double def;        // a native scene file's default (Filter: unused, the pixel box)
     double lo, hi;     // the range, inclusive (Filter: the radius, (lo, hi])
-    const char* note;  // said with the range ("0: off"), or ""
+    const char* note;  // said with the range ("0: off"), or ""; Choice: the values' names ("independent sobol")
     const char* flag;  // the command-line option, "--max-depth"
     const char* help;
 };
 
-// A Whole or Flag setting's member (uint32_t), a Real one's (float), by the list's offset.
+// A Whole, Flag or Choice setting's member (uint32_t), a Real one's (float), by the list's offset.
 uint32_t& setting_u32(RenderParams& rp, const SettingInfo& s);
 uint32_t setting_u32(const RenderParams& rp, const SettingInfo& s);
 float& setting_f32(RenderParams& rp, const SettingInfo& s);
@@ -39,15 +39,20 @@ const SettingInfo* find_setting(const std::string& name);
 // "width, height, spp, ...": the names, for the message of an unknown one.
 std::string setting_names();
 
-// "(1 to 1024)", "(0 to 1e+30; 0: off)", "(0 or 1)", "(box, tent, gaussian, mitchell; radius (0, 8])": the range in
-// the words of the messages.
+// A Choice setting's names, value lo's first ({"independent", "sobol"}); the value of a name, or -1.
+std::vector<std::string> choice_names(const SettingInfo& s);
+int choice_value(const SettingInfo& s, const std::string& name);
+
+// "(1 to 1024)", "(0 to 1e+30; 0: off)", "(0 or 1)", "(box, tent, gaussian, mitchell; radius (0, 8])", "(independent
+// or sobol)": the range in the words of the messages.
 std::string setting_range_text(const SettingInfo& s);
 // "" when `text` is a value of `s` within its range; otherwise what is wrong, in the command line's words:
 // "'x' is not a whole number (1 to 1024)", "5000 is out of range (1 to 1024)".
 std::string setting_value_problem(const SettingInfo& s, const std::string& text);
 // `text` (checked as above) into rp's member; "" or what is wrong.
 std::string set_setting(RenderParams& rp, const SettingInfo& s, const std::string& text);
-// The setting's value in rp as text: "512", "0.5", "tent 1" (filter_text), "true"/"false" for a flag.
+// The setting's value in rp as text: "512", "0.5", "tent 1" (filter_text), "0"/"1" for a flag, the name of a
+// choice ("sobol").
 std::string setting_text(const RenderParams& rp, const SettingInfo& s);
 // Whether a and b have the same value of `s`, and the copy of it from `from`.
 bool same_setting(const RenderParams& a, const RenderParams& b, const SettingInfo& s);
@@ -71,6 +76,9 @@ std::string crop_problem(const RenderParams& rp);
 
 // RenderParams with every setting at a native scene file's default (the list's def column).
 RenderParams default_settings();
+// The settings a film header made before a setting existed was rendered with, for the settings it lacks: RenderParams{}
+// but the sampler, independent (every film before the `sampler` setting; RenderParams{}'s is sobol).
+RenderParams settings_of_older_films();
 
 // docs/OPTIONS.md's table (`wavepath settings --markdown`), one row per setting: name, flag, scene key, type,
 // default, range, help. A test compares it with the file.

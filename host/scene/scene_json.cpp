@@ -393,6 +393,12 @@ void read_render_block(const Ctx& c, const json& render, RenderParams& rp) {
                 break;
             }
             case SettingKind::Filter: read_filter(c, v, ptr, rp); break;
+            case SettingKind::Choice: {  // a name of the list's ("sampler": "sobol")
+                const int x = v.is_string() ? choice_value(s, v.get<std::string>()) : -1;
+                if (x < 0) c.fail(ptr, "expected one of " + setting_range_text(s) + ", got " + v.dump());
+                setting_u32(rp, s) = uint32_t(x);
+                break;
+            }
             case SettingKind::Crop: {  // [x0, y0, x1, y1]; its place in the image: the render limits' check
                 if (!v.is_array() || v.size() != 4) c.fail(ptr, "expected [x0, y0, x1, y1] (pixels)");
                 uint32_t x[4];

@@ -456,6 +456,7 @@ public:
         rp.spp = spp_;
         rp.max_depth = maxdepth_ + 1;
         rp.seed = seed_;
+        rp.sampler = sampler_;
         rp.crop_x0 = crop_[0], rp.crop_y0 = crop_[1], rp.crop_x1 = crop_[2], rp.crop_y1 = crop_[3];
         // pbrt-v4's default pixel filter, where the scene names none: a Gaussian of radius 1.5 and sigma 0.5
         if (!filter_given_) set_filter(rp, "gaussian", 1.5f, 0.5f);
@@ -518,7 +519,8 @@ private:
     Loc cam_loc_;
     float fov_ = 90.0f, lensradius_ = 0.0f, focaldistance_ = 1e6f, frameaspect_ = 0.0f;
     uint32_t width_ = 1280, height_ = 720, spp_ = 16, maxdepth_ = 5, seed_ = 0;
-    uint32_t crop_[4] = {0, 0, 0, 0};  // the film's pixelbounds or cropwindow, x0, y0, x1, y1 (x1 0: none)
+    uint32_t sampler_ = kSamplerSobol;  // pbrt-v4's default, zsobol, as our sobol
+    uint32_t crop_[4] = {0, 0, 0, 0};   // the film's pixelbounds or cropwindow, x0, y0, x1, y1 (x1 0: none)
     // the film's sensor (pbrt-v4's PixelSensor::Create): ISO, exposure time (the film's "exposuretime" of earlier
     // pbrt-v4 versions, else the camera's shutter interval), white balance (0: none), sensor
     float iso_ = 100.0f, exposure_ = -1.0f, whitebalance_ = 0.0f, shutter_open_ = 0.0f, shutter_close_ = 1.0f;
@@ -538,6 +540,8 @@ private:
         if (strict_) throw SceneError(m + " (a warning, an error with --strict)");
         if (warned_.insert(m).second) ls_.warnings.push_back(m);
     }
+    // A line on stderr that is neither an error nor a warning (--strict lets it pass): "note: FILE:LINE:COL: what".
+    void note(const Loc& l, const std::string& what) const { std::cerr << "note: " << where(l) << what << "\n"; }
     Loc loc(const Tokens& ts, const PbrtToken& t) const { return Loc{ts.file, t.line, t.col}; }
     static Loc eof_loc(const Tokens& ts, const std::string& text) {
         int line = 1, col = 1;
@@ -1272,6 +1276,14 @@ private:
             seed_ = uint32_t(i1(ps, "seed", 0, 0, 2147483647));
             for (Param& p : ps)  // the sampling pattern changes the noise, not the image it converges to
                 if (p.name == "randomization" || p.name == "jitter" || p.name == "dimensions") p.used = true;
+            // independent as ours; every low-discrepancy sampler as our sobol (Owen-scrambled Sobol padded in 2-D
+            // groups per bounce: paddedsobol's pattern); a note where pbrt-v4's pattern differs (global Sobol,
+            // Morton-ordered ZSobol, Halton, PMJ02BN, jittered strata), never an error: the same image in the limit
+            sampler_ = type == "independent" ? kSamplerIndependent : kSamplerSobol;
+            if (type != "independent" && type != "paddedsobol")
+                note(l, "sampler \"" + type +
+                            "\" rendered with wavepath's sobol sampler (Owen-scrambled Sobol padded per bounce, as "
+                            "pbrt-v4's paddedsobol): another pattern of the same image");
             check_unused(ps, d, type);
             return;
         }

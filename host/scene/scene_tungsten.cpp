@@ -1092,6 +1092,8 @@ struct Loader {
             if (std::string why = integer_problem(j, 0, 0xffffffffll); !why.empty()) c.fail(at(p, "seed"), why);
             rp.seed = uint32_t(j.get<long long>());
         }
+        // Tungsten's Sobol sampler (its default) as our sobol, its uniform one as our independent sampler
+        rp.sampler = c.flag(r, "stratified_sampler", p, true) ? kSamplerSobol : kSamplerIndependent;
     }
 
     LoadedScene run(const json& root) {
