@@ -104,7 +104,7 @@ inline const char* feature_set_name(uint32_t set) {
 // material. Family 0 collects the misses (the environment). The family of a hit is 1 + its material's type, the
 // material key of kernels/wavefront_queues.h.
 // Each with the register budget of its kernel (minimum resident blocks per SM, as the sets'; 0: the build's
-// default): measured in profiling/LOG.md entry 65.
+// default): measured in profiling/LOG.md entry 66.
 #define WP_SHADE_FAMILIES(X)                        \
     X(Miss, "miss", 0u, 0)                          \
     X(Lambert, "lambert", kFeatLambert, 0)          \
@@ -174,7 +174,7 @@ constexpr uint32_t shade_single_family(uint32_t features) {
 }
 // Whether the wavefront shades by family (extend fills the family queues; one shade kernel per family): where a
 // scene has two material families or more. A scene of one family runs that family's kernel over every path (its
-// misses too), with no queues to fill (profiling/LOG.md entry 65).
+// misses too), with no queues to fill (profiling/LOG.md entry 66).
 constexpr bool shade_by_family(uint32_t features) {
     const uint32_t m = families_of(features) & ~(1u << kFamilyMiss);
     return (m & (m - 1u)) != 0u;
