@@ -7,12 +7,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include "host/image/image_load.h"
+#include "host/image/image_stats.h"
 #include "host/scene/scene_json.h"
 
 namespace wp {
@@ -174,6 +177,59 @@ std::string scene_label(const std::string& path) {
 
 }  // namespace
 
+std::string bench_reference_problem(const BenchOptions& o) {
+    if (!o.reference.empty() && o.reference != "auto" && o.scenes.size() > 1)
+        return "--reference " + o.reference + " is the image of one scene, and " + std::to_string(o.scenes.size()) +
+               " scenes are given: give one scene, or --reference auto (a reference rendered for each)";
+    return "";
+}
+
+uint32_t bench_reference_spp(const BenchOptions& o) {
+    if (o.reference_spp) return o.reference_spp;
+    const uint32_t most = o.spp_list.empty() ? 1u : *std::max_element(o.spp_list.begin(), o.spp_list.end());
+    return uint32_t(std::min<uint64_t>(16ull * most, kMaxSpp));
+}
+
+TargetTime time_to_target(const std::vector<uint32_t>& spp, const std::vector<double>& ms,
+                          const std::vector<double>& error, double target) {
+    TargetTime t;
+    t.ms = std::numeric_limits<double>::quiet_NaN();
+    const size_t n = std::min({spp.size(), ms.size(), error.size()});
+    if (n < 2) {
+        t.how = "needs at least two sample counts";
+        return t;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (!(ms[i] > 0) || !(error[i] > 0) || !(target > 0)) {
+            t.how = "a time or an error is not positive";
+            return t;
+        }
+    // the segment to go by: the first that brackets the target, else the first (already below it) or the last
+    size_t a = n - 2;
+    t.extrapolated = true;
+    if (error[0] <= target) {
+        a = 0;
+    } else {
+        for (size_t i = 1; i < n; ++i)
+            if (error[i] <= target) {
+                a = i - 1;
+                t.extrapolated = false;
+                break;
+            }
+    }
+    const double le0 = std::log(error[a]), le1 = std::log(error[a + 1]);
+    const double lt0 = std::log(ms[a]), lt1 = std::log(ms[a + 1]);
+    const std::string seg = std::to_string(spp[a]) + (t.extrapolated ? "-" : " and ") + std::to_string(spp[a + 1]);
+    if (!(le1 < le0)) {
+        t.how = "not reached: the error does not fall from " + std::to_string(spp[a]) + " to " +
+                std::to_string(spp[a + 1]) + " spp";
+        return t;
+    }
+    t.ms = std::exp(lt0 + (std::log(target) - le0) * (lt1 - lt0) / (le1 - le0));
+    t.how = (t.extrapolated ? "extrapolated from " : "interpolated between ") + seg + " spp";
+    return t;
+}
+
 namespace {
 
 // What every phase of one bench reads: the call, the backend it runs on, the kernels' build-time resources.
@@ -185,6 +241,7 @@ struct Bench {
     std::string dev;                                            // the GPU's name, when one is present
     std::vector<PtxasKernel> ptx;                               // ptxas's report: every instance of every kernel
     std::map<uint32_t, std::map<std::string, KernelAttr>> occ;  // the runtime's occupancy, by feature set, by kernel
+    Image reference;                                            // --reference PATH: the file's image (one scene)
     explicit Bench(const BenchOptions& opts) : o(opts), ropt(opts.settings.options) {}
 };
 
@@ -192,6 +249,18 @@ struct Bench {
 void check_call(const BenchOptions& o) {
     if (o.scenes.empty()) throw std::runtime_error("bench: no scenes given");
     if (o.repeat < 1) throw std::runtime_error("bench: --repeat must be at least 1");
+    if (std::string why = bench_reference_problem(o); !why.empty()) throw std::runtime_error("bench: " + why);
+}
+
+// Whether the bench measures the error: a reference and sample counts to measure at.
+bool measures_error(const BenchOptions& o) { return !o.reference.empty() && !o.spp_list.empty(); }
+
+// --reference PATH: the file read before any work (an unreadable one is the input's error, exit 1).
+void read_reference(Bench& b) {
+    if (!measures_error(b.o) || b.o.reference == "auto") return;
+    try {
+        b.reference = read_reference_image(b.o.reference);
+    } catch (const ImageError& e) { throw SceneError(std::string("--reference: ") + e.what()); }
 }
 
 // Picks the backend: --backend gpu insists on a GPU, auto takes one when present.
@@ -643,13 +712,97 @@ void print_raycast(bool gpu, const RaycastRun& r, const json& jr) {
             tf.diffuse_prims);
 }
 
+// --reference: the scene's reference, the file's image (its size checked against the render's) or, for "auto", the
+// megakernel's render at bench_reference_spp with the next seed (its samples none of the measured images'); its
+// entry in the scene's document, and a line.
+Image scene_reference(const Bench& b, const std::string& path, const LoadedScene& ls, json& js) {
+    const RenderParams& rp = ls.params;
+    if (b.o.reference != "auto") {
+        const Image& ref = b.reference;
+        if (ref.width != rp.width || ref.height != rp.height)
+            throw SceneError("--reference " + b.o.reference + " is " + std::to_string(ref.width) + "x" +
+                             std::to_string(ref.height) + ", but " + path + " renders " + std::to_string(rp.width) +
+                             "x" + std::to_string(rp.height) + ": the reference must be of the render's size");
+        js["reference"] = json{{"path", b.o.reference}, {"width", ref.width}, {"height", ref.height}};
+        return ref;
+    }
+    RenderParams rr = rp;
+    rr.spp = bench_reference_spp(b.o);
+    rr.seed = rp.seed + 1;
+    RenderOptions opt = b.ropt;
+    opt.kernel_timing = opt.queue_stats = false;
+    RenderStats st;
+    Image ref = wp::render(b.be, ls.data, rr, Mode::Megakernel, opt, &st);
+    js["reference"] =
+        json{{"path", "auto"}, {"mode", "megakernel"}, {"spp", rr.spp}, {"seed", rr.seed}, {"render_ms", st.render_ms}};
+    return ref;
+}
+
+// One mode's error curve: rendered at each of --spp-list (the median time of --repeat renders; the image is the same
+// in each) and compared with the reference; the time to reach --target-relmse. Into the mode's entry.
+void error_curve(const Bench& b, const LoadedScene& ls, Mode m, const Image& ref, json& jm) {
+    RenderOptions opt = b.ropt;
+    if (b.gpu) opt.kernel_timing = false;  // the frame's two events only, as the timed renders
+    json points = json::array();
+    std::vector<double> ms, rel;
+    for (uint32_t n : b.o.spp_list) {
+        RenderParams rp = ls.params;
+        rp.spp = n;
+        std::vector<double> runs;
+        Image img;
+        for (unsigned i = 0; i < b.o.repeat; ++i) {
+            RenderStats st;
+            Image im = wp::render(b.be, ls.data, rp, m, opt, &st);
+            runs.push_back(st.render_ms);
+            if (i == 0) img = std::move(im);
+        }
+        const ReferenceError e = reference_error(img, ref);
+        ms.push_back(median(runs));
+        rel.push_back(e.relmse);
+        points.push_back(json{{"spp", n}, {"ms", ms.back()}, {"mse", e.mse}, {"relmse", e.relmse}});
+    }
+    const TargetTime t = time_to_target(b.o.spp_list, ms, rel, b.o.target_relmse);
+    jm["error"] = points;
+    jm["ms_to_target_relmse"] = std::isnan(t.ms) ? json(nullptr) : json(t.ms);
+    jm["ms_to_target_relmse_extrapolated"] = t.extrapolated;
+    jm["ms_to_target_relmse_how"] = t.how;
+}
+
+// The error table of the scene's modes, and each one's time to the target relMSE.
+void print_error_table(const Bench& b, const json& js, const std::vector<json>& mode_docs) {
+    const json& r = js["reference"];
+    if (r["path"] == "auto")
+        std::printf("  error against the reference (auto: megakernel, %u spp, seed %u, %.2f ms), target relMSE %g:\n",
+                    r["spp"].get<uint32_t>(), r["seed"].get<uint32_t>(), r["render_ms"].get<double>(),
+                    b.o.target_relmse);
+    else
+        std::printf("  error against the reference %s, target relMSE %g:\n", b.o.reference.c_str(), b.o.target_relmse);
+    std::printf("    %-11s %8s %10s %12s %12s\n", "mode", "spp", "ms", "MSE", "relMSE");
+    for (const json& jm : mode_docs)
+        for (const json& p : jm["error"])
+            std::printf("    %-11s %8u %10.2f %12.4e %12.4e\n", jm["mode"].get<std::string>().c_str(),
+                        p["spp"].get<uint32_t>(), p["ms"].get<double>(), p["mse"].get<double>(),
+                        p["relmse"].get<double>());
+    for (const json& jm : mode_docs) {
+        const std::string how = jm["ms_to_target_relmse_how"];
+        if (jm["ms_to_target_relmse"].is_null())
+            std::printf("    %s: relMSE %g: no time (%s)\n", jm["mode"].get<std::string>().c_str(), b.o.target_relmse,
+                        how.c_str());
+        else
+            std::printf("    %s: relMSE %g in %.2f ms (%s)\n", jm["mode"].get<std::string>().c_str(), b.o.target_relmse,
+                        jm["ms_to_target_relmse"].get<double>(), how.c_str());
+    }
+}
+
 // One scene: loaded as every command-line render loads it, each mode timed, the tables, the ray-cast pass.
 json bench_scene(Bench& b, const std::string& path) {
     LoadedScene ls = load_render_scene(path, b.o.settings.scene, b.o.settings.load);
     json js = scene_header(b, path, ls.params);
+    const Image ref = measures_error(b.o) ? scene_reference(b, path, ls, js) : Image{};
     std::vector<json> mode_docs;
     for (Mode m : b.o.modes) {
         mode_docs.push_back(bench_mode(b, ls, m));
+        if (measures_error(b.o)) error_curve(b, ls, m, ref, mode_docs.back());
         js["modes"].push_back(mode_docs.back());
     }
     for (const json& jm : mode_docs) {
@@ -659,6 +812,7 @@ json bench_scene(Bench& b, const std::string& path) {
             print_stage_table(jm);
     }
     print_speedup(js, mode_docs);
+    if (measures_error(b.o)) print_error_table(b, js, mode_docs);
     if (b.o.raycast) {
         const RaycastRun r = time_raycast(b, ls);
         js["raycast"] = raycast_figures(r);
@@ -693,7 +847,13 @@ json run_bench(const BenchOptions& o) {
     check_call(o);
     Bench b(o);
     choose_backend(b);
+    read_reference(b);
     json doc = bench_header(b);
+    if (measures_error(o)) {
+        doc["reference"] = o.reference;
+        doc["spp_list"] = o.spp_list;
+        doc["target_relmse"] = o.target_relmse;
+    }
     read_kernel_resources(b, doc);
     print_banner(b, doc);
     json scenes = json::array();
@@ -702,6 +862,89 @@ json run_bench(const BenchOptions& o) {
     write_outputs(o, doc);
     return doc;
 }
+
+namespace {
+
+// The scenes of the document whose modes carry an error curve (--reference with --spp-list).
+std::vector<const json*> error_scenes(const json& doc) {
+    std::vector<const json*> v;
+    for (const json& s : doc["scenes"]) {
+        bool any = false;
+        for (const json& m : s["modes"]) any = any || (m.contains("error") && !m["error"].empty());
+        if (any) v.push_back(&s);
+    }
+    return v;
+}
+
+constexpr int kErrorPanelHeight = 300;  // one scene's error-against-time panel, its title and axis labels included
+
+// One scene's panel of relMSE against render time, log-log, from `y`: one line per schedule, each point titled with
+// its sample count, the target relMSE dashed.
+std::string error_panel_svg(const json& s, double target, int y, int W, int left, int right) {
+    static const char* colours[] = {"#4e79a7", "#f28e2b", "#e15759", "#59a14f"};
+    double t0 = 1e300, t1 = 0, e0 = target, e1 = target;
+    for (const json& m : s["modes"])
+        for (const json& p : m.value("error", json::array())) {
+            t0 = std::min(t0, p["ms"].get<double>());
+            t1 = std::max(t1, p["ms"].get<double>());
+            e0 = std::min(e0, p["relmse"].get<double>());
+            e1 = std::max(e1, p["relmse"].get<double>());
+        }
+    // whole decades around the points and the target (an error of 0 is drawn at the bottom)
+    const double lt0 = std::floor(std::log10(std::max(t0, 1e-6))), lt1 = std::ceil(std::log10(std::max(t1, 1e-6)));
+    const double le0 = std::floor(std::log10(std::max(e0, 1e-12))), le1 = std::ceil(std::log10(std::max(e1, 1e-12)));
+    const double dt = std::max(lt1 - lt0, 1.0), de = std::max(le1 - le0, 1.0);
+    const int x0 = left, x1 = W - right, py0 = y + 30, py1 = y + kErrorPanelHeight - 40;
+    auto px = [&](double ms) { return x0 + (x1 - x0) * (std::log10(std::max(ms, 1e-6)) - lt0) / dt; };
+    auto py = [&](double e) { return py1 - (py1 - py0) * (std::log10(std::max(e, 1e-12)) - le0) / de; };
+    std::ostringstream o;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s: relMSE against render time (log-log)</text>\n"
+                  "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n",
+                  y + 12, s["name"].get<std::string>().c_str(), x0, py0, x1 - x0, py1 - py0);
+    o << buf;
+    for (double k = lt0; k <= lt0 + dt + 1e-9; k += 1) {  // a decade of time: a tick and its label
+        std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g ms</text>\n",
+                      px(std::pow(10, k)), py1 + 16, std::pow(10, k));
+        o << buf;
+    }
+    for (double k = le0; k <= le0 + de + 1e-9; k += 1) {
+        std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", x0 - 6,
+                      py(std::pow(10, k)) + 4, std::pow(10, k));
+        o << buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"5 4\"/>"
+                  "<text x=\"%d\" y=\"%.1f\" fill=\"#888\" text-anchor=\"end\">target relMSE %g</text>\n",
+                  x0, py(target), x1, py(target), x1 - 4, py(target) - 4, target);
+    o << buf;
+    int k = 0;
+    for (const json& m : s["modes"]) {
+        if (!m.contains("error")) continue;
+        const char* c = colours[k % 4];
+        const std::string mode = m["mode"];
+        o << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\" points=\"";
+        for (const json& p : m["error"]) o << px(p["ms"].get<double>()) << "," << py(p["relmse"].get<double>()) << " ";
+        o << "\"/>\n";
+        for (const json& p : m["error"]) {
+            std::snprintf(
+                buf, sizeof buf,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s %u spp: %.3f ms, relMSE %.4g, "
+                "MSE %.4g</title></circle>\n",
+                px(p["ms"].get<double>()), py(p["relmse"].get<double>()), c, mode.c_str(), p["spp"].get<uint32_t>(),
+                p["ms"].get<double>(), p["relmse"].get<double>(), p["mse"].get<double>());
+            o << buf;
+        }
+        std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>\n", x0 + 10 + 120 * k, py1 + 32,
+                      c, mode.c_str());
+        o << buf;
+        ++k;
+    }
+    return o.str();
+}
+
+}  // namespace
 
 std::string bench_plot_svg(const json& doc) {
     static const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -720,6 +963,8 @@ std::string bench_plot_svg(const json& doc) {
     int height = top;
     for (const json& s : doc["scenes"]) height += panel_gap + int(s["modes"].size()) * (bar_h + gap);
     height += 40 + 22 * int((names.size() + 3) / 4);
+    const std::vector<const json*> with_error = error_scenes(doc);
+    height += kErrorPanelHeight * int(with_error.size());
     std::ostringstream o;
     char buf[512];
     o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << height
@@ -776,6 +1021,11 @@ std::string bench_plot_svg(const json& doc) {
             ly - 11, colour(names[i]), lx + 20, ly, names[i].c_str());
         o << buf;
     }
+    y += 22 * int((names.size() + 3) / 4) + 10;
+    for (const json* s : with_error) {
+        o << error_panel_svg(*s, doc.value("target_relmse", 0.01), y, W, left, right);
+        y += kErrorPanelHeight;
+    }
     o << "</svg>\n";
     return o.str();
 }
@@ -803,6 +1053,11 @@ int read_bench_modes(BenchCall& c) {
         std::fprintf(stderr, "error: --modes: no schedule given\n");
         return kExitUsage;
     }
+    // --spp-list: whole numbers (CLI11 has checked them), measured in increasing order, each once
+    std::stringstream ls(c.spp_list);
+    for (std::string n; std::getline(ls, n, ',');) c.bo.spp_list.push_back(uint32_t(std::stoul(n)));
+    std::sort(c.bo.spp_list.begin(), c.bo.spp_list.end());
+    c.bo.spp_list.erase(std::unique(c.bo.spp_list.begin(), c.bo.spp_list.end()), c.bo.spp_list.end());
     return kExitOk;
 }
 
@@ -843,10 +1098,11 @@ int check_bench_outputs_and_scenes(BenchCall& c) {
 int run_bench_command(BenchCall& c) {
     if (int rc = read_bench_modes(c)) return rc;
     if (int rc = check_bench_outputs_and_scenes(c)) return rc;
-    if (std::string why = devices_problem(c.bo.settings); !why.empty()) {
-        std::fprintf(stderr, "error: %s\n", why.c_str());
-        return kExitUsage;
-    }
+    for (const std::string& why : {devices_problem(c.bo.settings), bench_reference_problem(c.bo)})
+        if (!why.empty()) {
+            std::fprintf(stderr, "error: %s\n", why.c_str());
+            return kExitUsage;
+        }
     std::string dev;
     const bool cpu = c.bo.settings.backend == "cpu" || (c.bo.settings.backend == "auto" && !gpu_available(&dev));
     {  // the options that do nothing in this backend and these schedules, counted and said
@@ -855,6 +1111,9 @@ int run_bench_command(BenchCall& c) {
         use.wavefront = std::find(c.bo.modes.begin(), c.bo.modes.end(), Mode::Wavefront) != c.bo.modes.end();
         use.megakernel = std::find(c.bo.modes.begin(), c.bo.modes.end(), Mode::Megakernel) != c.bo.modes.end();
         use.raycast = c.bo.raycast;
+        use.reference = !c.bo.reference.empty();
+        use.auto_reference = c.bo.reference == "auto";
+        use.spp_list = !c.bo.spp_list.empty();
         use.wavefront_hint = "--modes wavefront";
         std::string what = std::string("this bench (") + (cpu ? "cpu" : "gpu") + ", --modes " + c.modes +
                            (c.bo.raycast ? "" : ", --no-raycast") + ")";

@@ -52,13 +52,42 @@ struct BenchOptions {
     bool raycast = true;
     uint32_t raycast_spp = 4;  // camera samples per pixel of the ray-cast-only pass
     std::string json_path, plot_path, resources_path, command;
+    // Error per second (with spp_list): each mode rendered at each of these sample counts and compared with the
+    // reference, an image file or "auto" (rendered first by the bench itself: the same backend, the megakernel, at
+    // reference_spp, default 16x the list's largest, and another seed, so that its samples are not the measured
+    // images'); the time to reach target_relmse interpolated in log-log. Empty: no error measured.
+    std::string reference;
+    std::vector<uint32_t> spp_list;
+    uint32_t reference_spp = 0;  // 0: 16x the largest of spp_list
+    double target_relmse = 0.01;
 };
+
+// "" when the call's --reference suits its scenes, else why not: a file is the image of one scene ("auto" renders a
+// reference for each).
+std::string bench_reference_problem(const BenchOptions& o);
+// The samples per pixel of an "auto" reference: reference_spp, else 16x the largest of spp_list (at most kMaxSpp).
+uint32_t bench_reference_spp(const BenchOptions& o);
+
+// The time to reach an error `target` along a curve of (time, error) points in the order of their sample counts,
+// in log-log: interpolated between the first pair that brackets it (the error above the target, then at or below
+// it), else extrapolated with the slope of the last segment (or of the first, when the first point is already
+// below the target). `ms` is NaN when there is nothing to go by: fewer than two points, a time or error not
+// positive, or an extrapolation along a segment whose error does not fall.
+struct TargetTime {
+    double ms = 0.0;
+    bool extrapolated = false;
+    std::string how;  // "interpolated between 16 and 64 spp", "extrapolated from 64-256 spp", or why there is none
+};
+TargetTime time_to_target(const std::vector<uint32_t>& spp, const std::vector<double>& ms,
+                          const std::vector<double>& error, double target);
 
 // Runs the benchmark; returns the JSON document it writes (and prints the table). Throws on errors; each scene
 // starts as every command-line render does (load_render_scene: overrides applied, render limits checked).
 nlohmann::json run_bench(const BenchOptions& o);
 
-// Stacked per-kernel time per mode and scene as an SVG document (one panel per scene, one bar per mode).
+// Stacked per-kernel time per mode and scene as an SVG document (one panel per scene, one bar per mode); where the
+// modes carry an "error" curve (--reference), below it a log-log panel per scene of relMSE against time, one line
+// per schedule, the target relMSE dashed.
 std::string bench_plot_svg(const nlohmann::json& bench);
 
 // `wavepath bench` as the command line gives it: the options, the schedules' list, the switches that turn parts off,
@@ -67,6 +96,7 @@ struct BenchCall {
     BenchOptions bo;
     std::string modes = "wavefront,megakernel";
     bool no_raycast = false, no_queue_stats = false, no_kernel_timing = false;
+    std::string spp_list;  // --spp-list "16,64,256", read into bo.spp_list
     std::vector<std::string> given;
 };
 int run_bench_command(BenchCall& c);

@@ -255,6 +255,15 @@ std::vector<IgnoredOption> ignored_options(const std::vector<std::string>& given
             if (u.gpu) why = "CPU backend only; this runs on the gpu";
         } else if (o == "--raycast-spp") {
             if (!u.raycast) why = "the ray-cast pass only, which --no-raycast turns off";
+        } else if (o == "--spp-list") {
+            if (!u.reference) why = "the sample counts the error is measured at: give --reference PATH or auto";
+        } else if (o == "--reference") {
+            if (!u.spp_list)
+                why = "the error is measured at the sample counts of --spp-list (e.g. --spp-list 16,64,256)";
+        } else if (o == "--reference-spp") {
+            if (!u.auto_reference) why = "the samples of the reference the bench renders: --reference auto only";
+        } else if (o == "--target-relmse") {
+            if (!u.reference || !u.spp_list) why = "the error's measurement only (--reference with --spp-list)";
         }
         if (!why.empty() && std::none_of(out.begin(), out.end(), [&](const IgnoredOption& x) { return x.option == o; }))
             out.push_back({o, why});

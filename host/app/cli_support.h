@@ -57,6 +57,8 @@ struct OptionUse {
     bool gpu = false;
     bool wavefront = false, megakernel = false;       // the schedules that run
     bool raycast = false;                             // bench: the ray-cast-only pass (it has wavefront queues)
+    bool reference = false, auto_reference = false;   // bench: --reference given, and it is "auto"
+    bool spp_list = false;                            // bench: --spp-list given
     std::string wavefront_hint = "--mode wavefront";  // the option that runs the wavefront ("--modes ..." in bench)
 };
 // An option given that does nothing where it is given, and why.

@@ -213,6 +213,8 @@ CLI::App* add_render_command(CLI::App& app, RenderCall& rc) {
     render->add_option("--samples", rc.samples,
                        "START:COUNT: render samples START to START+COUNT-1 of every pixel (of the render's --spp) "
                        "into a partial film (-o part.wpfilm); `wavepath merge` joins the parts bit for bit");
+    render->add_option("--reference", rc.reference,
+                       "print the final image's MSE and relMSE against this image (EXR, PFM; of the render's size)");
     render->add_option("--resume", rc.resume,
                        "continue the render whose partial film this is (a .wpfilm: an interrupted render writes "
                        "one); its settings unless given here (a larger --spp renders on to that many samples per "
@@ -268,6 +270,34 @@ CLI::App* add_bench_command(CLI::App& app, BenchCall& c) {
                     "wavefront: no per-depth path and shadow-ray counts (queue fill; default: counted)");
     bench->add_flag("--no-kernel-timing", c.no_kernel_timing,
                     "GPU: no per-kernel events (frame time only; default: one more render with them)");
+    bench->add_option("--reference", c.bo.reference,
+                      "error per second: the reference image (EXR, PFM) of the one scene, or auto: one rendered "
+                      "first for each scene (megakernel, --reference-spp, the next seed); with --spp-list");
+    bench
+        ->add_option("--spp-list", c.spp_list,
+                     "error per second: the sample counts each mode is rendered at and compared with --reference "
+                     "(e.g. 16,64,256; default: none)")
+        ->check(CLI::Validator(
+            [](std::string& v) -> std::string {
+                std::stringstream ss(v);
+                size_t n = 0;
+                for (std::string a; std::getline(ss, a, ',');) {
+                    std::string x = a;
+                    if (std::string why = whole(1, kMaxSpp)(x); !why.empty()) return why;
+                    ++n;
+                }
+                return n ? "" : "no sample count in '" + v + "'";
+            },
+            "LIST", "spp-list"));
+    bench
+        ->add_option("--reference-spp", c.bo.reference_spp,
+                     "samples per pixel of --reference auto (default: 16x the largest of --spp-list)")
+        ->check(whole(1, kMaxSpp));
+    bench
+        ->add_option("--target-relmse", c.bo.target_relmse,
+                     "error per second: the relMSE whose time is reported, interpolated in log-log between the "
+                     "sample counts (default 0.01)")
+        ->check(real(1e-12, 1e12));
     return bench;
 }
 
@@ -334,7 +364,9 @@ int main(int argc, char** argv) {
     if (merge->parsed()) return run_merge(mc);
     if (settings->parsed()) return run_settings(settings_markdown_table);
     std::vector<std::string> names = render_names;
-    for (const char* n : {"--no-kernel-timing", "--no-queue-stats", "--raycast-spp"}) names.push_back(n);
+    for (const char* n : {"--no-kernel-timing", "--no-queue-stats", "--raycast-spp", "--spp-list", "--reference",
+                          "--reference-spp", "--target-relmse"})
+        names.push_back(n);
     bc.given = given_options(bench, names, argc, argv);
     bc.bo.settings.devices_given = bench->count("--devices") > 0;
     return run_bench_command(bc);

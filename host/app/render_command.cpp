@@ -20,6 +20,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 #include "host/app/cli_support.h"
+#include "host/image/image_load.h"
 #include "host/image/image_stats.h"
 #include "host/render/render.h"
 #include "host/scene/render_limits.h"
@@ -416,6 +417,7 @@ struct RenderRun {
     std::vector<Mode> modes;
     PartialFilm resumed;
     bool interrupted = false;
+    Image reference;  // --reference: the image the final image is compared with
 };
 
 // One image of a job: what the render gave and the film it adds to.
@@ -446,6 +448,11 @@ int check_call(const RenderCall& c, RenderRun& r) {
         std::fprintf(stderr, "error: --resume continues one render: give one scene and one --mode\n");
         return kExitUsage;
     }
+    if (!c.reference.empty() && c.scenes.size() > 1) {
+        std::fprintf(stderr, "error: --reference %s is the image of one scene, and %zu scenes are given\n",
+                     c.reference.c_str(), c.scenes.size());
+        return kExitUsage;
+    }
     // a folder given as a scene is said to be one, before an output is named after it
     for (const std::string& sc : c.scenes) {
         try {
@@ -455,7 +462,33 @@ int check_call(const RenderCall& c, RenderRun& r) {
             return kExitInput;
         }
     }
+    if (!c.reference.empty()) {  // read before any work: an unreadable reference is the input's error
+        try {
+            r.reference = read_reference_image(c.reference);
+        } catch (const ImageError& e) {
+            std::fprintf(stderr, "error: --reference: %s\n", e.what());
+            return kExitInput;
+        }
+    }
     return kExitOk;
+}
+
+// --reference against the job's render: "" when of its size, else the error naming both sizes and the file.
+std::string reference_size_problem(const RenderCall& c, const RenderRun& r, const Job& j) {
+    const RenderParams& rp = j.loaded->params;
+    if (c.reference.empty() || (r.reference.width == rp.width && r.reference.height == rp.height)) return "";
+    return "--reference " + c.reference + " is " + std::to_string(r.reference.width) + "x" +
+           std::to_string(r.reference.height) + ", but " + j.scene + " renders " + std::to_string(rp.width) + "x" +
+           std::to_string(rp.height) + ": the reference must be of the render's size";
+}
+
+// --reference: the image's MSE and relMSE against it, one line.
+void report_reference(const RenderCall& c, const RenderRun& r, const Image& img) {
+    if (c.reference.empty()) return;
+    const ReferenceError e = reference_error(img, r.reference);
+    std::printf("reference: MSE %.6g, relMSE %.6g against %s (%ux%u%s)\n", e.mse, e.relmse, c.reference.c_str(),
+                img.width, img.height,
+                e.skipped ? (", " + std::to_string(e.skipped) + " non-finite values left out").c_str() : "");
 }
 
 // The output a scene names for itself (pbrt-v4's Film "filename", Tungsten's output file) where -o gives none; the
@@ -1011,6 +1044,12 @@ bool render_job(const RenderCall& c, RenderRun& r, Job& j) {
     RenderOptions opt = r.rs.options;
     opt.cancel = &g_cancel;
     uint64_t target_end = 0;
+    if (std::string why = reference_size_problem(c, r, j); !why.empty()) {
+        std::fprintf(stderr, "error: %s\n", why.c_str());
+        j.status = "scene error";
+        j.code = kExitInput;
+        return false;
+    }
     if (!job_samples(c, r, j, opt, target_end) || !render_fits_host(c, r, j, opt)) return false;
     const uint64_t scene_hash = scene_fingerprint(j.loaded->data);
     std::vector<Image> images;
@@ -1027,6 +1066,7 @@ bool render_job(const RenderCall& c, RenderRun& r, Job& j) {
             j.seconds += x.seconds;
             j.msamples_per_s = x.st.msamples_per_s();
             report_render(c, r, j, m, x, w, opt);
+            report_reference(c, r, x.img);
             if (x.img.interrupted) {
                 report_interrupt(c, r, j, m, x, w);
                 j.status = "interrupted";

@@ -15,8 +15,9 @@ namespace wp {
 struct RenderCall {
     std::vector<std::string> scenes;
     std::string out, output_dir, mode = "auto", command;
-    std::string samples;  // --samples START:COUNT
-    std::string resume;   // --resume PART
+    std::string samples;    // --samples START:COUNT
+    std::string resume;     // --resume PART
+    std::string reference;  // --reference IMAGE: the final image's MSE and relMSE against it
     bool stats = false, keep_going = false;
     uint32_t aovs = 0;                    // --aov: kernels/aov.h AovBits
     bool denoise = false;                 // --denoise

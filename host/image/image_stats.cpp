@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include "host/image/image_load.h"
 
 namespace wp {
 namespace {
@@ -100,6 +101,42 @@ Agreement agreement(const std::vector<Image>& a, const std::vector<Image>& b, ui
         }
     }
     return g;
+}
+
+ReferenceError reference_error(const Image& img, const Image& ref) {
+    check_same_size(img, ref);
+    ReferenceError e;
+    size_t n = 0;
+    for (size_t i = 0; i < img.rgb.size(); ++i) {
+        const double x = img.rgb[i], r = ref.rgb[i];
+        if (!std::isfinite(x) || !std::isfinite(r)) {
+            ++e.skipped;
+            continue;
+        }
+        const double d2 = (x - r) * (x - r);
+        e.mse += d2;
+        e.relmse += d2 / (r * r + 1e-2);
+        ++n;
+    }
+    if (n) {
+        e.mse /= double(n);
+        e.relmse /= double(n);
+    }
+    return e;
+}
+
+Image read_reference_image(const std::string& path) {
+    const LoadedImage li = load_image(path, true);
+    Image im;
+    im.width = li.width;
+    im.height = li.height;
+    im.rgb.resize(size_t(li.width) * li.height * 3);
+    for (size_t i = 0; i < li.texels.size(); ++i) {
+        im.rgb[3 * i] = li.texels[i].x;
+        im.rgb[3 * i + 1] = li.texels[i].y;
+        im.rgb[3 * i + 2] = li.texels[i].z;
+    }
+    return im;
 }
 
 }  // namespace wp

@@ -1,6 +1,7 @@
 // Statistical comparison of renders: how far apart two images of the same scene are, and whether two sets of
 // independent renders (different seeds) estimate the same expected image.
 #pragma once
+#include <string>
 #include <vector>
 #include "host/image/image.h"
 
@@ -25,5 +26,19 @@ struct Agreement {
     size_t worst = 0;  // index of the worst test: (tile * 3 + channel)
 };
 Agreement agreement(const std::vector<Image>& a, const std::vector<Image>& b, uint32_t tile = 16);
+
+// The error of an image against a reference of the same size (`wavepath render --reference`, `wavepath bench
+// --reference`): the mean over pixels and channels of (x - ref)^2 (MSE) and of (x - ref)^2 / (ref^2 + 1e-2) (relMSE,
+// as pbrt-v4's and Mitsuba's tools define it). Pairs where either value is not finite are left out (`skipped`).
+// Throws std::invalid_argument for images of different sizes.
+struct ReferenceError {
+    double mse = 0.0, relmse = 0.0;
+    size_t skipped = 0;
+};
+ReferenceError reference_error(const Image& img, const Image& ref);
+
+// A reference image read from a file (EXR, PFM, HDR; PNG and other 8-bit files sRGB-decoded) as an Image (its RGB,
+// alpha dropped). Throws ImageError (host/image/image_load.h) naming the file.
+Image read_reference_image(const std::string& path);
 
 }  // namespace wp
