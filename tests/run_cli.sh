@@ -899,5 +899,71 @@ settings)
   has s4 "'halton' is not one of (independent or sobol)"
   ok "--set as the options, its errors named with their ranges (render and bench), --crop's size, settings, the sampler"
   ;;
+error_reference)
+  # error per second: render --reference prints the final image's MSE and relMSE (0 against itself: the same seed
+  # renders the same image); a reference of another size, or missing, is the input's error naming it; bench
+  # --reference auto --spp-list measures each count's error and time into its table, JSON and plot; a file with two
+  # scenes is refused; the error's options without their partners are said to do nothing
+  F=(--backend cpu --threads 2 --width 16 --height 16)
+  run r "$WP" render "$S/cornell-box.json" "${F[@]}" --spp 64 -o ref.pfm
+  want_rc "the reference" 0
+  run a "$WP" render "$S/cornell-box.json" "${F[@]}" --spp 4 --reference ref.pfm -o a.pfm
+  want_rc "render --reference" 0
+  has a "reference: MSE "
+  has a "against ref.pfm (16x16)"
+  hasnt a "reference: MSE 0, relMSE 0 "
+  run same "$WP" render "$S/cornell-box.json" "${F[@]}" --spp 64 --reference ref.pfm -o same.pfm
+  want_rc "render --reference of the same render" 0
+  has same "reference: MSE 0, relMSE 0 against ref.pfm (16x16)"
+  run sz "$WP" render "$S/cornell-box.json" --backend cpu --width 8 --height 8 --spp 4 --reference ref.pfm -o sz.pfm
+  want_rc "render --reference of another size" 1
+  has sz "error: --reference ref.pfm is 16x16, but $S/cornell-box.json renders 8x8"
+  [ -e sz.pfm ] && fail "render --reference of another size wrote its image"
+  run miss "$WP" render "$S/cornell-box.json" "${F[@]}" --spp 4 --reference nope.exr -o m.pfm
+  want_rc "render --reference missing" 1
+  has miss "nope.exr"
+  run two "$WP" render "$S/cornell-box.json" "$S/cornell-box.pbrt" "${F[@]}" --spp 4 --reference ref.pfm -o '{name}.pfm'
+  want_rc "render --reference with two scenes" 2
+  has two "2 scenes are given"
+  B=(--repeat 1 --warmup 0 --no-raycast --modes megakernel)
+  run bt "$WP" bench "$S/cornell-box.json" "$S/cornell-box.pbrt" "${F[@]}" "${B[@]}" --spp-list 4,16 --reference ref.pfm
+  want_rc "bench --reference FILE with two scenes" 2
+  has bt "error: --reference ref.pfm is the image of one scene, and 2 scenes are given"
+  run bs "$WP" bench "$S/cornell-box.json" --backend cpu --width 8 --height 8 "${B[@]}" --spp-list 4,16 \
+    --reference ref.pfm
+  want_rc "bench --reference of another size" 1
+  has bs "ref.pfm is 16x16, but $S/cornell-box.json renders 8x8"
+  run be "$WP" bench "$S/cornell-box.json" "${F[@]}" "${B[@]}" --spp-list 16,4 --reference auto --reference-spp 256 \
+    --json e.json --plot e.svg
+  want_rc "bench --reference auto" 0
+  has be "error against the reference (auto: megakernel, 256 spp, seed 1,"
+  has be "megakernel: relMSE 0.01"
+  grep -q "relMSE against render time (log-log)" e.svg || fail "no error panel in e.svg"
+  python3 - e.json <<'PY' || fail "bench's JSON of the error"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["spp_list"] == [4, 16], d["spp_list"]
+m = d["scenes"][0]["modes"][0]
+assert [p["spp"] for p in m["error"]] == [4, 16], m["error"]
+assert all(p["ms"] > 0 and p["relmse"] > 0 for p in m["error"]), m["error"]
+assert m["error"][1]["mse"] < m["error"][0]["mse"], m["error"]
+assert "ms_to_target_relmse" in m and "ms_to_target_relmse_how" in m, m
+PY
+  run bf "$WP" bench "$S/cornell-box.json" "${F[@]}" "${B[@]}" --spp-list 4,16 --reference ref.pfm
+  want_rc "bench --reference FILE" 0
+  has bf "error against the reference ref.pfm, target relMSE 0.01:"
+  run w1 "$WP" bench "$S/cornell-box.json" "${F[@]}" "${B[@]}" --spp-list 4,16 --target-relmse 0.1
+  want_rc "bench --spp-list alone" 0
+  has w1 "2 options do nothing in this bench"
+  has w1 "--spp-list: the sample counts the error is measured at: give --reference PATH or auto"
+  hasnt w1 "error against the reference"
+  run w2 "$WP" bench "$S/cornell-box.json" "${F[@]}" "${B[@]}" --spp-list 4,16 --reference ref.pfm --reference-spp 64
+  want_rc "bench --reference-spp with a file" 0
+  has w2 "--reference-spp: the samples of the reference the bench renders: --reference auto only"
+  run bad "$WP" bench "$S/cornell-box.json" "${F[@]}" "${B[@]}" --spp-list 4,x --reference auto
+  want_rc "bench --spp-list 4,x" 2
+  has bad "'x' is not a whole number"
+  ok "render --reference: MSE and relMSE, sizes and files checked; bench's error per second: table, JSON, plot, refusals, warnings"
+  ;;
 *) fail "unknown case" ;;
 esac

@@ -1,11 +1,15 @@
 // `wavepath bench` on the CPU backend: the JSON it writes, the SVG plot, and the ptxas resource-report parser
 // (on ptxas output captured from this project's own build, tests/data/ptxas-sample.txt).
 #include <gtest/gtest.h>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include "host/app/bench.h"
 #include "host/app/cli_support.h"
+#include "host/image/image_io.h"
+#include "host/image/image_stats.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
 using json = nlohmann::json;
@@ -286,4 +290,181 @@ TEST(Bench, DefaultSetHoldsTheNativeAndThePublishedScenes) {
         EXPECT_EQ(v[k].substr(v[k].size() - ext.size()), ext) << v[k];
     }
     EXPECT_NE(v[5].find("published/veach-ajar/veach-ajar.pbrt"), std::string::npos) << v[5];
+}
+
+// relMSE as pbrt-v4's and Mitsuba's tools define it: the mean over pixels and channels of (x - ref)^2 / (ref^2 +
+// 1e-2), beside the plain MSE, on a pair of 2x1 images worked out by hand; non-finite pairs left out; sizes checked.
+TEST(Bench, RelMseIsTheMeanOfSquaredErrorOverReferenceSquaredPlusOneHundredth) {
+    Image a, ref;
+    a.width = ref.width = 2;
+    a.height = ref.height = 1;
+    a.rgb = {1.0f, 0.0f, 0.5f, 2.0f, 2.0f, 2.0f};
+    ref.rgb = {0.0f, 0.0f, 0.5f, 1.0f, 2.0f, 4.0f};
+    // squared errors 1, 0, 0, 1, 0, 4; over ref^2 + 0.01: 1/0.01, 0, 0, 1/1.01, 0, 4/16.01
+    const ReferenceError e = reference_error(a, ref);
+    EXPECT_DOUBLE_EQ(e.mse, 6.0 / 6.0);
+    EXPECT_NEAR(e.relmse, (100.0 + 1.0 / 1.01 + 4.0 / 16.01) / 6.0, 1e-12);
+    EXPECT_EQ(e.skipped, 0u);
+    EXPECT_EQ(reference_error(ref, ref).relmse, 0.0);
+    a.rgb[3] = std::numeric_limits<float>::quiet_NaN();  // the pair (NaN, 1) left out: the others' mean
+    const ReferenceError f = reference_error(a, ref);
+    EXPECT_EQ(f.skipped, 1u);
+    EXPECT_DOUBLE_EQ(f.mse, 5.0 / 5.0);
+    EXPECT_NEAR(f.relmse, (100.0 + 4.0 / 16.01) / 5.0, 1e-12);
+    Image small = ref;
+    small.width = 1;
+    small.rgb.resize(3);
+    EXPECT_THROW(reference_error(a, small), std::invalid_argument);
+}
+
+// The time to a target error, in log-log: a power law between two points is followed exactly (not a straight line
+// in linear time), the last segment's slope carries beyond the list, the first's before it (both said to be
+// extrapolations), and a curve that does not fall gives no time.
+TEST(Bench, TimeToTargetRelMseInterpolatesInLogLog) {
+    const std::vector<uint32_t> spp{16, 64, 256};
+    const std::vector<double> ms{10, 40, 160};
+    // error 0.1 x (ms/10)^-1 from 16 to 64 spp, then (ms/40)^-2 from 64 to 256
+    const std::vector<double> err{0.1, 0.025, 0.025 / 16};
+    TargetTime t = time_to_target(spp, ms, err, 0.05);  // (0.1 -> 0.05: twice the time)
+    EXPECT_NEAR(t.ms, 20.0, 1e-9);
+    EXPECT_FALSE(t.extrapolated);
+    EXPECT_EQ(t.how, "interpolated between 16 and 64 spp");
+    t = time_to_target(spp, ms, err, 0.025 / 4);  // slope -2: a quarter of the error in twice the time
+    EXPECT_NEAR(t.ms, 80.0, 1e-9);                // (linear interpolation in time would give 130)
+    EXPECT_FALSE(t.extrapolated);
+    t = time_to_target(spp, ms, err, 0.025 / 64);  // beyond 256 spp along the last segment's slope, -2
+    EXPECT_NEAR(t.ms, 320.0, 1e-9);
+    EXPECT_TRUE(t.extrapolated);
+    EXPECT_NE(t.how.find("extrapolated beyond 256 spp along 64-256 spp"), std::string::npos) << t.how;
+    t = time_to_target(spp, ms, err, 0.2);  // before 16 spp along the first segment's slope, -1
+    EXPECT_NEAR(t.ms, 5.0, 1e-9);
+    EXPECT_TRUE(t.extrapolated);
+    EXPECT_TRUE(std::isnan(time_to_target({16, 64}, {10, 40}, {0.1, 0.2}, 0.01).ms));  // the error grows
+    EXPECT_TRUE(std::isnan(time_to_target({16}, {10}, {0.1}, 0.01).ms));               // one point
+    EXPECT_TRUE(std::isnan(time_to_target({16, 64}, {10, 40}, {0.1, 0.0}, 0.01).ms));  // an error of 0
+}
+
+namespace {
+// A small scene of a Lambert floor, a glass ball and a small emitter (noisy at a few samples).
+std::string error_scene(const std::string& dir) {
+    std::string scene = dir + "error-scene.json";
+    std::ofstream(scene) << R"({"render": {"width": 16, "height": 16, "spp": 2, "max_depth": 4},
+      "camera": {"position": [0, 1, 4], "target": [0, 0.5, 0]},
+      "materials": {"white": {"type": "lambert", "albedo": 0.7}, "glass": {"type": "dielectric", "ior": 1.5}},
+      "objects": [{"type": "quad", "material": "white", "transform": {"matrix": [3,0,0,0, 0,0,3,0, 0,-3,0,0, 0,0,0,1]}},
+                  {"type": "sphere", "material": "glass", "center": [0, 0.5, 0], "radius": 0.5},
+                  {"type": "sphere", "material": "white", "center": [1, 2, 1], "radius": 0.2, "emission": 20}]})";
+    return scene;
+}
+BenchOptions error_bench(const std::string& scene) {
+    BenchOptions o;
+    o.scenes = {scene};
+    o.settings.backend = "cpu";
+    o.settings.options.threads = 2;
+    o.modes = {Mode::Megakernel};
+    o.repeat = 1;
+    o.warmup = 0;
+    o.raycast = false;
+    o.spp_list = {16, 64};
+    return o;
+}
+}  // namespace
+
+// bench --reference auto --spp-list 16,64 on the CPU: the reference rendered first (megakernel, 16x the largest
+// count, the next seed), the error at 64 spp below the error at 16, each count's time, the time to the target in the
+// JSON, and the error panel in the plot.
+TEST(Bench, ErrorFallsWithSamplesAgainstAnAutoReference) {
+    const std::string dir = wp_test::temp_dir();
+    BenchOptions o = error_bench(error_scene(dir));
+    o.reference = "auto";
+    o.json_path = dir + "error-bench.json";
+    o.plot_path = dir + "error-bench.svg";
+    run_bench(o);
+    const json d = json::parse(read_file(o.json_path));
+    EXPECT_EQ(d["reference"], "auto");
+    EXPECT_DOUBLE_EQ(d["target_relmse"].get<double>(), 0.01);
+    const json& s = d["scenes"][0];
+    EXPECT_EQ(s["reference"]["spp"], 16 * 64);
+    EXPECT_NE(s["reference"]["seed"], 0);  // not the measured renders' seed
+    const json& m = s["modes"][0];
+    ASSERT_EQ(m["error"].size(), 2u);
+    const json &e16 = m["error"][0], &e64 = m["error"][1];
+    EXPECT_EQ(e16["spp"], 16);
+    EXPECT_EQ(e64["spp"], 64);
+    for (const json& p : {e16, e64}) {
+        EXPECT_GT(p["ms"].get<double>(), 0.0);
+        EXPECT_GT(p["mse"].get<double>(), 0.0);
+        EXPECT_GT(p["relmse"].get<double>(), 0.0);
+    }
+    std::printf("MSE 16 spp %.4g, 64 spp %.4g; relMSE %.4g, %.4g\n", e16["mse"].get<double>(), e64["mse"].get<double>(),
+                e16["relmse"].get<double>(), e64["relmse"].get<double>());
+    EXPECT_LT(e64["mse"].get<double>(), e16["mse"].get<double>());
+    EXPECT_LT(e64["relmse"].get<double>(), e16["relmse"].get<double>());
+    ASSERT_TRUE(m.contains("ms_to_target_relmse"));
+    ASSERT_TRUE(m["ms_to_target_relmse"].is_number()) << m["ms_to_target_relmse_how"];
+    EXPECT_GT(m["ms_to_target_relmse"].get<double>(), 0.0);
+    const std::string svg = read_file(o.plot_path);
+    EXPECT_NE(svg.find("relMSE against render time (log-log)"), std::string::npos);
+    EXPECT_NE(svg.find("<polyline"), std::string::npos);
+    EXPECT_NE(svg.find("<title>megakernel 64 spp: "), std::string::npos);
+    EXPECT_NE(svg.find("target relMSE 0.01"), std::string::npos);
+}
+
+// A reference file of another size than the render is refused, naming both sizes and the file.
+TEST(Bench, ReferenceOfAnotherSizeIsRefusedNamingBothSizes) {
+    const std::string dir = wp_test::temp_dir();
+    Image ref;
+    ref.width = ref.height = 8;
+    ref.rgb.assign(8 * 8 * 3, 0.5f);
+    const std::string path = dir + "ref-8x8.pfm";
+    write_image(path, ref);
+    BenchOptions o = error_bench(error_scene(dir));
+    o.reference = path;
+    try {
+        run_bench(o);
+        FAIL() << "a reference of 8x8 against a render of 16x16 was taken";
+    } catch (const SceneError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("ref-8x8.pfm is 8x8"), std::string::npos) << m;
+        EXPECT_NE(m.find("renders 16x16"), std::string::npos) << m;
+    }
+    o.settings.scene.width = 8;  // of the render's size: taken
+    o.settings.scene.height = 8;
+    EXPECT_NO_THROW(run_bench(o));
+}
+
+// A reference file is one scene's image: with two scenes it is refused before any work ("auto" is not).
+TEST(Bench, ReferenceFileWithTwoScenesIsRefused) {
+    const std::string dir = wp_test::temp_dir();
+    BenchOptions o = error_bench(error_scene(dir));
+    o.scenes.push_back(o.scenes[0]);
+    o.reference = dir + "does-not-matter.exr";
+    EXPECT_NE(bench_reference_problem(o).find("2 scenes are given"), std::string::npos) << bench_reference_problem(o);
+    EXPECT_THROW(run_bench(o), std::runtime_error);
+    o.reference = "auto";
+    EXPECT_EQ(bench_reference_problem(o), "");
+    o.scenes.pop_back();
+    o.reference = dir + "does-not-matter.exr";
+    EXPECT_EQ(bench_reference_problem(o), "");
+    EXPECT_THROW(run_bench(o), SceneError);  // one scene, a file that is not there: the input's error
+}
+
+// The error's options without their partners do nothing, and are said to.
+TEST(CliSupport, ErrorOptionsWithoutTheirPartnersAreIgnored) {
+    const std::vector<std::string> all = {"--spp-list", "--reference", "--reference-spp", "--target-relmse"};
+    auto names = [](const std::vector<IgnoredOption>& v) {
+        std::vector<std::string> n;
+        for (const IgnoredOption& o : v) n.push_back(o.option);
+        return n;
+    };
+    OptionUse u;
+    u.megakernel = true;
+    EXPECT_EQ(names(ignored_options(all, u)), all);
+    u.reference = true;  // a file, no list
+    EXPECT_EQ(names(ignored_options(all, u)),
+              (std::vector<std::string>{"--reference", "--reference-spp", "--target-relmse"}));
+    u.spp_list = true;
+    EXPECT_EQ(names(ignored_options(all, u)), (std::vector<std::string>{"--reference-spp"}));
+    u.auto_reference = true;
+    EXPECT_TRUE(ignored_options(all, u).empty());
 }

@@ -226,7 +226,12 @@ TargetTime time_to_target(const std::vector<uint32_t>& spp, const std::vector<do
         return t;
     }
     t.ms = std::exp(lt0 + (std::log(target) - le0) * (lt1 - lt0) / (le1 - le0));
-    t.how = (t.extrapolated ? "extrapolated from " : "interpolated between ") + seg + " spp";
+    if (!t.extrapolated)
+        t.how = "interpolated between " + seg + " spp";
+    else if (error[0] <= target)
+        t.how = "extrapolated below " + std::to_string(spp[0]) + " spp along " + seg + " spp: reached at every count";
+    else
+        t.how = "extrapolated beyond " + std::to_string(spp[n - 1]) + " spp along " + seg + " spp: not reached";
     return t;
 }
 

@@ -76,7 +76,9 @@ uint32_t bench_reference_spp(const BenchOptions& o);
 struct TargetTime {
     double ms = 0.0;
     bool extrapolated = false;
-    std::string how;  // "interpolated between 16 and 64 spp", "extrapolated from 64-256 spp", or why there is none
+    // "interpolated between 16 and 64 spp", "extrapolated beyond 256 spp along 64-256 spp: not reached", or why
+    // there is none
+    std::string how;
 };
 TargetTime time_to_target(const std::vector<uint32_t>& spp, const std::vector<double>& ms,
                           const std::vector<double>& error, double target);
