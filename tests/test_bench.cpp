@@ -142,18 +142,8 @@ TEST(Bench, CpuBenchWritesJsonWithEveryField) {
         if (m == 0) {
             // the tail drain runs when the last live paths fit under its threshold (the default, 524288)
             // compaction by push (the default) has no kernel of its own
-            // shade by material family (the scene's Lambert and dielectric materials, and the misses), each row
-            // with the paths it shaded
-            EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade_miss", "shade_lambert",
-                                                    "shade_dielectric", "shadow", "drain"}));
-            uint64_t shaded = 0;
-            for (const json& k : jm["kernels"])
-                if (k["kernel"].get<std::string>().rfind("shade_", 0) == 0) {
-                    ASSERT_TRUE(k.contains("paths")) << k["kernel"];
-                    shaded += k["paths"].get<uint64_t>();
-                }
-            EXPECT_GT(shaded, 0u);
-            EXPECT_LE(shaded, ext[m]);  // (the drain's segments are not the families')
+            // (two material families, no coated one: the whole set's shade kernel, LOG entry 66)
+            EXPECT_EQ(names, (std::set<std::string>{"generate", "extend", "shade", "shadow", "drain"}));
             EXPECT_TRUE(jm["push_compaction"].get<bool>());
             for (const char* gone : {"index_compaction", "pipelined", "graphs", "l2_persist"})  // options removed
                 EXPECT_FALSE(jm.contains(gone)) << gone;
@@ -473,4 +463,37 @@ TEST(CliSupport, ErrorOptionsWithoutTheirPartnersAreIgnored) {
     EXPECT_EQ(names(ignored_options(all, u)), (std::vector<std::string>{"--reference-spp"}));
     u.auto_reference = true;
     EXPECT_TRUE(ignored_options(all, u).empty());
+}
+
+// A coated scene shades by material family (LOG entry 66): the wavefront's kernel table has a row per family the
+// scene has, each with the paths its kernel shaded, which add up to at most the extension rays.
+TEST(Bench, CoatedSceneHasARowPerFamilyWithItsPaths) {
+    const std::string dir = wp_test::temp_dir();
+    BenchOptions o;
+    o.scenes = {wp_test::source_dir() + "/tests/parity/scenes/mat_coatedconductor_rough.pbrt"};
+    o.settings.backend = "cpu";
+    o.repeat = 1;
+    o.warmup = 0;
+    o.raycast = false;
+    o.modes = {Mode::Wavefront};
+    o.settings.options.threads = 2;
+    o.json_path = dir + "bench.json";
+    o.command = "wavepath bench (test)";
+    run_bench(o);
+    const json d = json::parse(read_file(o.json_path));
+    const json& jm = d["scenes"][0]["modes"][0];
+    std::set<std::string> rows;
+    uint64_t shaded = 0;
+    for (const json& k : jm["kernels"]) {
+        const std::string name = k["kernel"];
+        rows.insert(name);
+        if (name.rfind("shade_", 0) == 0) {
+            ASSERT_TRUE(k.contains("paths")) << name;
+            shaded += k["paths"].get<uint64_t>();
+        }
+    }
+    for (const char* r : {"shade_lambert", "shade_layered"}) EXPECT_TRUE(rows.count(r)) << r;
+    EXPECT_FALSE(rows.count("shade"));
+    EXPECT_GT(shaded, 0u);
+    EXPECT_LE(shaded, jm["extension_rays"].get<uint64_t>());
 }
