@@ -41,19 +41,10 @@ __global__ void WP_DRAIN_BOUNDS(F)
 
 namespace {
 using DrainFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t, unsigned long long*);
-struct DrainKernel {
-    using Fn = DrainFn;
-    template <uint32_t F>
-    static Fn get() {
-        return drain<F>;
-    }
-};
 // Every set, and its options instance (kernels/kernel_variants.h) with the indirect clamp (kWithClampCrop,
 // kernels/stages.h; a crop rides on it).
-struct DrainMasks {
-    static constexpr auto value = set_masks<kWithClampCrop>();
-};
-DrainFn drain_fn(uint32_t mask) { return instance<DrainKernel, DrainMasks>(mask); }
+WP_KERNEL_INSTANCES(DrainKernels, drain, DrainFn, set_masks<kWithClampCrop>());
+DrainFn drain_fn(uint32_t mask) { return DrainKernels::fn(mask); }
 }  // namespace
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,

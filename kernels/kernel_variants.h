@@ -79,6 +79,18 @@ const auto& instance_table() {
     static const auto table = make_instances<K, L>(std::make_index_sequence<L::value.n>{});
     return table;
 }
+// The instances of kernel template `kernel` (function type Fn) over the masks `list` (a constexpr MaskList): a
+// struct Name whose fn(mask) returns the instance for a mask of the list. One line per kernel file.
+#define WP_KERNEL_INSTANCES(Name, kernel, FnType, list)                    \
+    struct Name {                                                          \
+        using Fn = FnType;                                                 \
+        template <uint32_t F>                                              \
+        static Fn get() {                                                  \
+            return kernel<F>;                                              \
+        }                                                                  \
+        static constexpr auto value = list;                                \
+        static Fn fn(uint32_t mask) { return instance<Name, Name>(mask); } \
+    }
 // K's instance for `mask`, which the list must hold.
 template <class K, class L>
 typename K::Fn instance(uint32_t mask) {

@@ -32,20 +32,11 @@ __global__ void WP_MEGAKERNEL_BOUNDS(F) megakernel(SceneView s, RenderParams rp,
 namespace {
 using MegakernelFn = void (*)(SceneView, RenderParams, FilmView, uint64_t, uint64_t, unsigned long long*,
                               FetchCounters);
-struct MegakernelKernel {
-    using Fn = MegakernelFn;
-    template <uint32_t F>
-    static Fn get() {
-        return megakernel<F>;
-    }
-};
 // Every set, and its options instance (kernels/kernel_variants.h) with the indirect clamp and a reconstruction
 // filter (kWithClampCrop, kWithFilter, kernels/stages.h; a crop rides on them).
 constexpr uint32_t kWithOptions = kWithClampCrop | kWithFilter;
-struct MegakernelMasks {
-    static constexpr auto value = set_masks<kWithOptions>();
-};
-MegakernelFn megakernel_fn(uint32_t mask) { return instance<MegakernelKernel, MegakernelMasks>(mask); }
+WP_KERNEL_INSTANCES(MegakernelKernels, megakernel, MegakernelFn, set_masks<kWithOptions>());
+MegakernelFn megakernel_fn(uint32_t mask) { return MegakernelKernels::fn(mask); }
 }  // namespace
 
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,

@@ -56,18 +56,9 @@ __global__ void WP_SHADE_BOUNDS(F) shade(SceneView s, RenderParams rp, FilmView 
 
 namespace {
 using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uint32_t);
-struct ShadeKernel {
-    using Fn = ShadeFn;
-    template <uint32_t F>
-    static Fn get() {
-        return shade<F>;
-    }
-};
 // Every set, its clamp's instance (kWithClampCrop: the indirect clamp and a crop) and the families of each.
-struct ShadeMasks {
-    static constexpr auto value = family_masks<kWithClampCrop>();
-};
-ShadeFn family_fn(uint32_t mask, uint32_t f) { return instance<ShadeKernel, ShadeMasks>(family_features(mask, f)); }
+WP_KERNEL_INSTANCES(ShadeKernels, shade, ShadeFn, family_masks<kWithClampCrop>());
+ShadeFn family_fn(uint32_t mask, uint32_t f) { return ShadeKernels::fn(family_features(mask, f)); }
 uint32_t shade_mask(const SceneView& s, const RenderParams& rp) {
     return kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClampCrop);
 }
@@ -79,7 +70,7 @@ void launch_shade(Launcher& L, const SceneView& s, const RenderParams& rp, const
     const uint32_t fams = families_of(s.features);
     if (!q.family_items) {  // one kernel over every path: the scene's one material family's, or the whole set's
         const uint32_t f = shade_single_family(s.features);
-        const ShadeFn fn = f ? family_fn(mask, f) : instance<ShadeKernel, ShadeMasks>(mask);
+        const ShadeFn fn = f ? family_fn(mask, f) : ShadeKernels::fn(mask);
         if (f)
             L.launch(kFamilyStageNames[f], dim3(blocks_for(n)), dim3(kStageBlock), fn, s, rp, film, q, n);
         else
@@ -114,16 +105,15 @@ void launch_sort_materials(Launcher& L, void* temp, size_t temp_bytes, const Wav
 }
 
 KernelAttr attr_shade(uint32_t set) {
-    return kernel_attr("shade", reinterpret_cast<const void*>(instance<ShadeKernel, ShadeMasks>(set)), kStageBlock);
+    return kernel_attr("shade", reinterpret_cast<const void*>(ShadeKernels::fn(set)), kStageBlock);
 }
 std::vector<KernelAttr> attr_shade_families(uint32_t set) {
     std::vector<KernelAttr> v;
     for (uint32_t f = 0; f < kNumFamilies; ++f)
         if (families_of(set) >> f & 1u)
-            v.push_back(
-                kernel_attr(kFamilyStageNames[f],
-                            reinterpret_cast<const void*>(instance<ShadeKernel, ShadeMasks>(family_features(set, f))),
-                            kStageBlock));
+            v.push_back(kernel_attr(kFamilyStageNames[f],
+                                    reinterpret_cast<const void*>(ShadeKernels::fn(family_features(set, f))),
+                                    kStageBlock));
     return v;
 }
 
