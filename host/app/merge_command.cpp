@@ -119,10 +119,10 @@ int run_merge(const MergeCall& c) {
                     missing.empty() ? "all" : (std::to_string(img.samples) + " samples").c_str(), m.spp,
                     m.backend.c_str(), m.mode.c_str(), c.out.c_str(), extra.c_str());
         if (m.nonfinite)
-            std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", m.nonfinite,
-                        m.first_nonfinite_pixel % m.width, m.first_nonfinite_pixel / m.width);
+            std::fprintf(stderr, "warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", m.nonfinite,
+                         m.first_nonfinite_pixel % m.width, m.first_nonfinite_pixel / m.width);
         if (m.clamped)
-            std::printf("warning: %llu samples clamped at 1e6 (the film's largest sample value)\n", m.clamped);
+            std::fprintf(stderr, "warning: %llu samples clamped at 1e6 (the film's largest sample value)\n", m.clamped);
     } catch (const FilmError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return kExitInput;

@@ -955,10 +955,10 @@ void report_render(const RenderCall& c, const RenderRun& r, const Job& j, Mode m
                 w.path.empty() ? "(not written)" : (w.path + w.extra).c_str(), x.seconds, x.st.msamples_per_s(),
                 x.st.render_ms, x.st.device.c_str());
     if (x.img.nonfinite)
-        std::printf("warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", x.img.nonfinite,
-                    x.img.first_nonfinite_pixel % rp.width + dx, x.img.first_nonfinite_pixel / rp.width + dy);
+        std::fprintf(stderr, "warning: %llu non-finite samples dropped, first at pixel (%u, %u)\n", x.img.nonfinite,
+                     x.img.first_nonfinite_pixel % rp.width + dx, x.img.first_nonfinite_pixel / rp.width + dy);
     if (x.img.clamped)
-        std::printf("warning: %llu samples clamped at 1e6 (the film's largest sample value)\n", x.img.clamped);
+        std::fprintf(stderr, "warning: %llu samples clamped at 1e6 (the film's largest sample value)\n", x.img.clamped);
     if (!c.stats && r.modes.size() == 1) print_devices(x.st);
     if (c.stats || r.modes.size() > 1) print_stats(x.st, opt);
 }
