@@ -36,8 +36,8 @@ WP_HD void extend_done(const SceneView& s, const WavefrontQueues& q, uint32_t i,
         const uint32_t f = hit_family(s, h);
         q.family_items[f * q.capacity + queue_push_keyed(q.counters + kFamilyCount, f)] = j;
     }
-    if (q.material_key) {
-        q.material_key[j] = h.prim == kInvalid ? 0u : 1u + (load4(&s.prims.info[h.prim]).y >> 28);
+    if (q.material_key) {  // the material sort's key: the same family
+        q.material_key[j] = hit_family(s, h);
         q.order_iota[j] = j;
     }
 }

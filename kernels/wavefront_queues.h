@@ -25,7 +25,8 @@ enum QueueCounter : uint32_t {
 
 constexpr uint32_t kStatDepths = 64;  // depth histogram bins; the last one collects deeper paths
 WP_HD uint32_t depth_bin(uint32_t depth) { return depth < kStatDepths ? depth : kStatDepths - 1; }
-// Shading order key: 0 = miss, 1 + material type otherwise.
+// Shading order key: the hit's material family (stage::hit_family: 0 = miss, 1 + material type otherwise, a bump
+// map's the wrapped material's).
 constexpr int kMaterialKeyBits = 4;
 
 // What the queues are for: their length, and which optional buffers the render needs.

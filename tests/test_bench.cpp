@@ -78,15 +78,24 @@ TEST(Bench, PtxasSpillsAndNamesOfHandWrittenReport) {
     EXPECT_TRUE(parse_ptxas("garbage\nUsed x registers\n").empty());
 }
 
-TEST(Bench, CpuBenchWritesJsonWithEveryField) {
-    std::string dir = wp_test::temp_dir();
-    std::string scene = dir + "bench-scene.json";
-    std::ofstream(scene) << R"({"render": {"width": 24, "height": 16, "spp": 2, "max_depth": 6},
+namespace {
+// A small scene of a Lambert floor, a glass ball and a small emitter, at 2 spp, written as dir + name.
+std::string small_scene(const std::string& dir, const std::string& name, int width, int height, int max_depth) {
+    const std::string scene = dir + name;
+    std::ofstream(scene) << R"({"render": {"width": )" << width << R"(, "height": )" << height
+                         << R"(, "spp": 2, "max_depth": )" << max_depth << R"(},
       "camera": {"position": [0, 1, 4], "target": [0, 0.5, 0]},
       "materials": {"white": {"type": "lambert", "albedo": 0.7}, "glass": {"type": "dielectric", "ior": 1.5}},
       "objects": [{"type": "quad", "material": "white", "transform": {"matrix": [3,0,0,0, 0,0,3,0, 0,-3,0,0, 0,0,0,1]}},
                   {"type": "sphere", "material": "glass", "center": [0, 0.5, 0], "radius": 0.5},
                   {"type": "sphere", "material": "white", "center": [1, 2, 1], "radius": 0.2, "emission": 20}]})";
+    return scene;
+}
+}  // namespace
+
+TEST(Bench, CpuBenchWritesJsonWithEveryField) {
+    std::string dir = wp_test::temp_dir();
+    std::string scene = small_scene(dir, "bench-scene.json", 24, 16, 6);
     BenchOptions o;
     o.scenes = {scene};
     o.settings.backend = "cpu";
@@ -335,17 +344,8 @@ TEST(Bench, TimeToTargetRelMseInterpolatesInLogLog) {
 }
 
 namespace {
-// A small scene of a Lambert floor, a glass ball and a small emitter (noisy at a few samples).
-std::string error_scene(const std::string& dir) {
-    std::string scene = dir + "error-scene.json";
-    std::ofstream(scene) << R"({"render": {"width": 16, "height": 16, "spp": 2, "max_depth": 4},
-      "camera": {"position": [0, 1, 4], "target": [0, 0.5, 0]},
-      "materials": {"white": {"type": "lambert", "albedo": 0.7}, "glass": {"type": "dielectric", "ior": 1.5}},
-      "objects": [{"type": "quad", "material": "white", "transform": {"matrix": [3,0,0,0, 0,0,3,0, 0,-3,0,0, 0,0,0,1]}},
-                  {"type": "sphere", "material": "glass", "center": [0, 0.5, 0], "radius": 0.5},
-                  {"type": "sphere", "material": "white", "center": [1, 2, 1], "radius": 0.2, "emission": 20}]})";
-    return scene;
-}
+// The error bench's scene (noisy at a few samples).
+std::string error_scene(const std::string& dir) { return small_scene(dir, "error-scene.json", 16, 16, 4); }
 BenchOptions error_bench(const std::string& scene) {
     BenchOptions o;
     o.scenes = {scene};

@@ -231,6 +231,27 @@ std::vector<double> mse_per_spp(const SceneData& sd, RenderParams rp, const std:
     return mse;
 }
 
+// Both samplers' MSE against ref at 16, 64, 256 and 1024 spp (seeds renders each) and their log-log slopes, printed.
+struct Convergence {
+    std::vector<double> sobol, independent;
+    double slope_sobol, slope_independent;
+};
+Convergence convergence(const char* what, const SceneData& sd, RenderParams rp, const std::vector<float>& ref,
+                        int seeds) {
+    const std::vector<double> spps{16, 64, 256, 1024};
+    Convergence c;
+    rp.sampler = kSamplerSobol;
+    c.sobol = mse_per_spp(sd, rp, spps, ref, seeds);
+    rp.sampler = kSamplerIndependent;
+    c.independent = mse_per_spp(sd, rp, spps, ref, seeds);
+    c.slope_sobol = loglog_slope(spps, c.sobol);
+    c.slope_independent = loglog_slope(spps, c.independent);
+    for (size_t k = 0; k < spps.size(); ++k)
+        std::printf("%s %4.0f spp: MSE sobol %.3e independent %.3e\n", what, spps[k], c.sobol[k], c.independent[k]);
+    std::printf("slopes: sobol %.2f independent %.2f\n", c.slope_sobol, c.slope_independent);
+    return c;
+}
+
 // A Lambert plane lit directly by a quad light above it (one bounce, light sampling with MIS), seen from above: 8x8
 // pixels all on the plane.
 SceneData lit_plane() {
@@ -254,15 +275,9 @@ TEST(SamplerConvergence, DirectlyLitPlaneFallsFasterThanOneOverN) {
     rp.seed = 99;
     const std::vector<float> ref = render_cpu_megakernel(sd, rp).rgb;
     for (float v : ref) ASSERT_GT(v, 0.05f);  // every pixel on the lit plane
-    const std::vector<double> spps{16, 64, 256, 1024};
-    rp.sampler = kSamplerSobol;
-    const std::vector<double> sobol = mse_per_spp(sd, rp, spps, ref, 4);
-    rp.sampler = kSamplerIndependent;
-    const std::vector<double> independent = mse_per_spp(sd, rp, spps, ref, 4);
-    const double s = loglog_slope(spps, sobol), i = loglog_slope(spps, independent);
-    for (size_t k = 0; k < spps.size(); ++k)
-        std::printf("lit plane %4.0f spp: MSE sobol %.3e independent %.3e\n", spps[k], sobol[k], independent[k]);
-    std::printf("slopes: sobol %.2f independent %.2f\n", s, i);
+    const Convergence c = convergence("lit plane", sd, rp, ref, 4);
+    const std::vector<double>&sobol = c.sobol, &independent = c.independent;
+    const double s = c.slope_sobol, i = c.slope_independent;
     EXPECT_LT(s, -1.3);
     EXPECT_GT(i, -1.15);
     EXPECT_LT(i, -0.85);
@@ -279,15 +294,9 @@ TEST(SamplerConvergence, CornellBoxFallsFasterThanOneOverN) {
     rp.spp = 8192;
     rp.seed = 99;
     const std::vector<float> ref = render_cpu_megakernel(sd, rp).rgb;
-    const std::vector<double> spps{16, 64, 256, 1024};
-    rp.sampler = kSamplerSobol;
-    const std::vector<double> sobol = mse_per_spp(sd, rp, spps, ref, 2);
-    rp.sampler = kSamplerIndependent;
-    const std::vector<double> independent = mse_per_spp(sd, rp, spps, ref, 2);
-    const double s = loglog_slope(spps, sobol), i = loglog_slope(spps, independent);
-    for (size_t k = 0; k < spps.size(); ++k)
-        std::printf("Cornell %4.0f spp: MSE sobol %.3e independent %.3e\n", spps[k], sobol[k], independent[k]);
-    std::printf("slopes: sobol %.2f independent %.2f\n", s, i);
+    const Convergence c = convergence("Cornell", sd, rp, ref, 2);
+    const std::vector<double>&sobol = c.sobol, &independent = c.independent;
+    const double s = c.slope_sobol, i = c.slope_independent;
     EXPECT_LT(s, -1.1);
     EXPECT_GT(i, -1.15);
     EXPECT_LT(i, -0.85);
