@@ -60,7 +60,7 @@ using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 WP_KERNEL_INSTANCES(ShadeKernels, shade, ShadeFn, family_masks<kWithClampCrop>());
 ShadeFn family_fn(uint32_t mask, uint32_t f) { return ShadeKernels::fn(family_features(mask, f)); }
 uint32_t shade_mask(const SceneView& s, const RenderParams& rp) {
-    return kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClampCrop);
+    return kernel_mask(render_features(s, rp), needs_clamp_crop(rp), kWithClampCrop);
 }
 }  // namespace
 

@@ -184,6 +184,18 @@ WP_HD uint32_t path_key_pixel(const RenderParams& rp, uint32_t pixel) {
     if constexpr ((F & kWithClampCrop) != 0) return rp.key_pixel(pixel);
     return pixel;
 }
+// The sampler other than the default rides on the same instances: a kernel without kWithClampCrop is compiled for
+// the default sampler alone (Sobol, kernels/rng.h), whose branch-free numbers then cost no registers for the other's
+// (the sampler chosen at run time raised the general megakernel's spill stores from 416 to 456 bytes, ptxas).
+template <uint32_t F>
+WP_HD uint32_t path_sampler(const RenderParams& rp) {
+    if constexpr ((F & kWithClampCrop) != 0) return rp.sampler;
+    return kSamplerSobol;
+}
+// Whether a render runs the kWithClampCrop instances: an indirect clamp, a crop or the non-default sampler.
+WP_HD bool needs_clamp_crop(const RenderParams& rp) {
+    return rp.clamp_indirect > 0.0f || rp.full_width != 0u || rp.sampler != kSamplerSobol;
+}
 
 // generate: camera ray for global sample index (pixel-major within each sample pass).
 template <uint32_t F = kFeaturesHost>
@@ -201,7 +213,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     uint32_t ix, iy;
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
-    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, path_sampler<F>(rp));
     uint32_t camera_w = rp.width, camera_h = rp.height;
     if constexpr ((F & kWithClampCrop) != 0) {
         if (rp.full_width) {  // a crop: the full image's pixel, as the camera sees it
@@ -272,7 +284,7 @@ template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
-    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, path_sampler<F>(rp));
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
