@@ -186,9 +186,8 @@ constexpr uint32_t kWithClampCrop = 1u << 31;
 constexpr uint32_t kWithFilter = 1u << 30;
 constexpr uint32_t kFeaturesHost = kFeaturesAll | kWithClampCrop | kWithFilter;
 // A crop (RenderParams::full_width) rides on the clamp's instances: the camera and the random numbers see the full
-// image's pixel (key_pixel) only where F has kWithClampCrop, and the launchers pick those instances for a crop. Compiled
-// into every instance, the crop's key cost the general megakernel 2.2-2.9% on the dragon and the helmet (H100, LOG
-// entry 61).
+// image's pixel (key_pixel) only where F has kWithClampCrop, and the launchers pick those instances for a crop, so
+// that the default kernels carry no crop key (docs/DECISIONS.md: clamp-crop-instances).
 template <uint32_t F>
 WP_HD uint32_t path_key_pixel(const RenderParams& rp, uint32_t pixel) {
     if constexpr ((F & kWithClampCrop) != 0) return rp.key_pixel(pixel);
@@ -325,8 +324,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     // the opaque materials reflect on wo's side of the shading frame; its dielectric, like ours, takes the side from
     // wo), and no test of wi against the geometric side (pbrt-v4 has none). Bumped normals tilt far from ng (in the
     // parity scene tex_bump up to 41 degrees), so wo is often below the shading plane: with the frame on ng's side
-    // and the geometric tests, tex_bump rendered 4-5% darker than pbrt-v4, 3-4% with either one alone, within 0.3%
-    // with neither.
+    // and the geometric tests the image is darker than pbrt-v4's (docs/DECISIONS.md: bump-sides).
     bool pbrt_sides = false;
     if constexpr (has_feature<F>(kFeatBump)) {
         if (MatHandle{info.y}.type() == MatType::Bumped) {
