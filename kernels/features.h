@@ -49,11 +49,11 @@ constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatLambert | kFeatConduct
 constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered | kFeatDiffuseTransmission | kFeatBump);
 // The coated materials without pbrt-v4's diffuse transmission: compiled into the layered kernels it costs the coated
 // scenes without it spills in shade and the megakernel, so the scenes that have it (the living room) run kernels of
-// their own, kFeaturesTransmission (docs/DECISIONS.md: feature-sets).
+// their own, kFeaturesTransmission (docs/DECISIONS.md: set-layered).
 constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTransmission | kFeatBump);
 // Everything but bump mapping: compiled in, the bump map and pbrt-v4's side rules for bumped surfaces
 // (kernels/stages.h) raise this set's spills in shade and the megakernel, so the scenes without bumps keep the
-// kernels they had (docs/DECISIONS.md: feature-sets).
+// kernels they had (docs/DECISIONS.md: set-transmission).
 constexpr uint32_t kFeaturesTransmission = kFeaturesAll & ~uint32_t(kFeatBump);
 // The sets, smallest first, each once with its name (the bench's "feature set", the JSON's) and the register budgets
 // of its shade, megakernel and drain kernels, as __launch_bounds__'s minimum resident blocks of 128 threads per SM
