@@ -84,7 +84,7 @@ constexpr float kMaxFilterRadius = 8.0f;
 
 // Division by a run-time constant d as a multiply-high, add and shift (Granlund and Montgomery 1994, Fig. 4.1:
 // m = floor(2^32 (2^l - d) / d) + 1 with l = ceil(log2 d); exact for every 32-bit n). A 32-bit integer division
-// compiles to ~20 instructions on the GPU; generate does two per camera path (profiling/LOG.md entry 39).
+// compiles to ~20 instructions on the GPU; generate does two per camera path (docs/DECISIONS.md: fast-div).
 struct FastDiv {
     uint32_t d = 0, m = 0, l = 0;  // d == 0: not set up
     WP_HD static FastDiv make(uint32_t d) {

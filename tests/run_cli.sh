@@ -2,7 +2,10 @@
 # The command line end to end, one case per behaviour (each a CTest of its own, cli_<case>):
 #   tests/run_cli.sh CASE path/to/wavepath SOURCE_DIR BUILD_DIR
 # Every case works in a fresh folder under BUILD_DIR/cli-tests/CASE (the current folder of the commands) and
-# prints what it checked; it exits 1 on the first failed check.
+# prints what it checked; it exits 1 on the first failed check. CMakeLists.txt reads the case labels below (a line
+# `name)` at the start of a line) as the list of tests, so a new case is a new label here and nothing else; a label
+# followed by `# serial` is a test that runs alone (it signals a render in flight). (Not a `bash -c` string in CMake:
+# CMake cuts one at its semicolons, and it would run only its first command.)
 set -u
 CASE=$1 WP=$(realpath "$2") SRC=$(realpath "$3") BUILD=$(realpath "$4")
 S=$SRC/scenes
@@ -132,7 +135,7 @@ EOF
   cmp -s pair.wavefront.pfm pair.megakernel.pfm || fail "the CPU schedules' images differ"
   ok "--mode both: NAME.wavefront.pfm, NAME.megakernel.pfm and NAME.compare.json"
   ;;
-interrupt_prompt)
+interrupt_prompt) # serial
   # SIGINT / SIGTERM are answered by the renderer at once: it takes no new chunk of paths, finishes those in flight
   # and returns the image so far, an exact prefix of the samples, saying how long after the signal it stopped. That
   # is the renderer's own part, bounded here, generously (10 s; tens of ms unloaded, under a second beside stress-ng
@@ -271,7 +274,7 @@ exit_codes)
   for word in "cpu on cpu" "Grays/s" "device MB" "regs" "occ"; do hasnt bc "$word"; done
   ok "exit codes 0/1/2/3, ranges in human size, --version, GPU-only flags warned about, CPU bench in CPU words"
   ;;
-estimate)
+estimate) # serial
   # 64x64 at 2^24 spp: 6.9e10 samples, days on a CPU: an estimate first, with the size; Ctrl-C stops it
   "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 16777216 -o e.pfm > est.log 2>&1 &
   p=$!
@@ -451,7 +454,7 @@ merge_refuses)
   [ ! -e s.exr ] && [ ! -e o.exr ] && [ ! -e p.wpfilm ] || fail "files written by refused merges: $(ls)"
   ok "merge refuses gaps (unless --partial), overlaps, other scenes and settings, non-films; --samples checked"
   ;;
-resume)
+resume) # serial
   # an interrupted render (SIGINT, SIGTERM) continued with --resume ends bit-identical to the uninterrupted one
   R=("$S/cornell-box.json" --backend cpu --width 48 --height 32 --spp 320)
   for m in megakernel wavefront; do

@@ -417,8 +417,8 @@ struct ModeRuns {
 // Times one mode: warm-ups, the timed renders, the render for the kernel table, and with --devices the first
 // device alone, for the scaling efficiency.
 ModeRuns time_mode(const Bench& b, const LoadedScene& ls, Mode m) {
-    // GPU: the timed renders run without per-kernel events (the frame's two events only), which cost the
-    // wavefront's many short launches up to 6% (profiling/LOG.md entry 7); one more render with them supplies
+    // GPU: the timed renders run without per-kernel events (the frame's two events only), which slow the
+    // wavefront's many short launches (docs/DECISIONS.md: bench-events); one more render with them supplies
     // the per-kernel table, its kernel times nested in its own frame (so they sum to at most 100% of it).
     // CPU: the run with the median time supplies the table. The rays and samples are the same in every run.
     const RenderParams& rp = ls.params;

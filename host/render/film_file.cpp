@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <cstdio>
 #include <cstring>
@@ -63,33 +64,60 @@ std::string aov_names(uint32_t bits) {
 }
 
 namespace {
-// Each table element's fields that a render reads (padding words apart: they may hold anything).
+// Each table element's fields that a render reads (padding words apart: they may hold anything). Beside each, the
+// element's size in the 4-byte words hash_item reads, in its order, so that a field added to a table (or put in a
+// padding word's place) stops the build here until it is hashed too: a film must never resume on a changed scene.
+// An element with padding words keeps them last, in a field named `pad`, and its check pins where they start.
+#define WP_HASHED_WORDS(T, words)                                            \
+    static_assert(sizeof(T) == 4 * (words), #T                               \
+                  ": a field was added or removed: add it to its hash_item " \
+                  "(host/render/film_file.cpp) and update this count")
+#define WP_HASHED_WORDS_PAD(T, words)                                                                         \
+    static_assert(offsetof(T, pad) == 4 * (words) && sizeof(T) == 4 * (words) + sizeof(T::pad), #T            \
+                  ": a field was added or removed (or took a padding word's place): add it to its hash_item " \
+                  "(host/render/film_file.cpp), keep `pad` last, and update this count")
+static_assert(sizeof(vec3) == 12, "vec3: three floats, hashed as three words");
 void hash_item(Hash& h, float v) { h.f(v); }
 void hash_item(Hash& h, const F4& v) { h.f4(v); }
+WP_HASHED_WORDS(F4, 4);
 void hash_item(Hash& h, const U4& v) { h.word(v.x), h.word(v.y), h.word(v.z), h.word(v.w); }
+WP_HASHED_WORDS(U4, 4);
 void hash_item(Hash& h, const BVHNode& n) {
     hash_item(h, n.a), hash_item(h, n.b), hash_item(h, n.c), hash_item(h, n.d);
 }
+WP_HASHED_WORDS(BVHNode, 4 * 4);
 void hash_item(Hash& h, const LambertData& m) { h.v3(m.albedo), h.word(m.albedo_tex); }
+WP_HASHED_WORDS(LambertData, 3 + 1);
 void hash_item(Hash& h, const ConductorData& m) {
     h.v3(m.color), h.f(m.alpha), h.v3(m.eta), h.word(m.use_complex_ior), h.v3(m.k);
 }
+WP_HASHED_WORDS_PAD(ConductorData, 3 + 1 + 3 + 1 + 3);
 void hash_item(Hash& h, const DielectricData& m) { h.v3(m.tint), h.f(m.ior), h.f(m.alpha); }
+WP_HASHED_WORDS(DielectricData, 3 + 1 + 1);
 void hash_item(Hash& h, const PrincipledData& m) {
     h.v3(m.base_color), h.f(m.metallic), h.f(m.roughness), h.word(m.base_tex), h.word(m.mr_tex);
     h.word(m.normal_tex), h.v3(m.emissive), h.word(m.emissive_tex), h.f(m.normal_scale);
 }
+WP_HASHED_WORDS_PAD(PrincipledData, 3 + 1 + 1 + 1 + 1 + 1 + 3 + 1 + 1);
 void hash_item(Hash& h, const LayeredData& m) {
     h.v3(m.reflectance), h.word(m.reflectance_tex), h.v3(m.albedo), h.f(m.thickness), h.v3(m.eta), h.f(m.g);
     h.v3(m.k), h.f(m.coat_eta), h.f(m.coat_alpha), h.f(m.base_alpha), h.word(m.conductor_base);
     h.word(m.max_depth), h.word(m.nsamples);
 }
+WP_HASHED_WORDS_PAD(LayeredData, 3 + 1 + 3 + 1 + 3 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1);
 void hash_item(Hash& h, const BumpData& b) { h.word(b.material), h.word(b.tex), h.f(b.scale), h.f(b.du), h.f(b.dv); }
+WP_HASHED_WORDS_PAD(BumpData, 1 + 1 + 1 + 1 + 1);
 void hash_item(Hash& h, const Light& l) {
     h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
     h.word(l.type), h.v3(l.pos), h.f(l.cos_start), h.v3(l.dir), h.f(l.cos_end);
 }
+WP_HASHED_WORDS(Light, 1 + 1 + 1 + 1 + 3 + 1 + 3 + 1 + 3 + 1);
 void hash_item(Hash& h, const TexInfo& t) { h.word(t.offset), h.word(t.width), h.word(t.height), h.word(t.kind); }
+WP_HASHED_WORDS(TexInfo, 1 + 1 + 1 + 1);
+// (the camera is hashed field by field in scene_fingerprint)
+WP_HASHED_WORDS(CameraData, 3 + 1 + 3 + 3 + 3 + 1 + 1 + 1);
+#undef WP_HASHED_WORDS
+#undef WP_HASHED_WORDS_PAD
 }  // namespace
 
 uint64_t scene_fingerprint(const SceneData& s) {
