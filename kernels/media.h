@@ -195,7 +195,9 @@ WP_HD bool box_overlap(vec3 o, vec3 d, float tmax, vec3 b0, vec3 b1, float& t0, 
 // The axis helpers: component a of v, chosen by selects.
 WP_HD float axis_get(vec3 v, int a) { return a == 0 ? v.x : (a == 1 ? v.y : v.z); }
 WP_HD int axis_get(glm::ivec3 v, int a) { return a == 0 ? v.x : (a == 1 ? v.y : v.z); }
-WP_HD vec3 axis_add(vec3 v, int a, float s) { return vec3(v.x + (a == 0 ? s : 0.0f), v.y + (a == 1 ? s : 0.0f), v.z + (a == 2 ? s : 0.0f)); }
+WP_HD vec3 axis_add(vec3 v, int a, float s) {
+    return vec3(v.x + (a == 0 ? s : 0.0f), v.y + (a == 1 ? s : 0.0f), v.z + (a == 2 ? s : 0.0f));
+}
 WP_HD glm::ivec3 axis_add(glm::ivec3 v, int a, int s) {
     return glm::ivec3(v.x + (a == 0 ? s : 0), v.y + (a == 1 ? s : 0), v.z + (a == 2 ? s : 0));
 }

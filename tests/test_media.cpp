@@ -65,7 +65,8 @@ TEST_P(HgChi2, PhaseSamplingFollowsHgPhase) {
         max_pdf_err = std::max(max_pdf_err, double(std::fabs(pdf - hg_pdf(wo, wi, g)) / std::max(1.0f, pdf)));
         float phi = std::atan2(glm::dot(wi, t), glm::dot(wi, s));
         if (phi < 0) phi += 2 * kPi;
-        const int im = std::min(nmu - 1, int((mu + 1) * 0.5f * nmu)), ip = std::min(nphi - 1, int(phi / (2 * kPi) * nphi));
+        const int im = std::min(nmu - 1, int((mu + 1) * 0.5f * nmu)),
+                  ip = std::min(nphi - 1, int(phi / (2 * kPi) * nphi));
         obs[im * nphi + ip] += 1;
     }
     double total = 0;
@@ -133,8 +134,8 @@ wp_test::Chi2 first_event_chi2(MakeTracker make, Tau tau_at, float tmax, int n, 
 // The first collision's distance in a homogeneous medium follows exp(-sigma_maj t) in the hero channel, its T_maj
 // is exp(-sigma_maj t) in every channel, and a ray that gets through reports exp(-sigma_maj tmax).
 TEST(Media, HomogeneousFreeFlightIsExponential) {
-    const HomogeneousMedium m = HomogeneousMedium::make(vec3(0.2f, 0.5f, 0.1f), vec3(0.6f, 0.3f, 1.2f), 1.5f,
-                                                        vec3(0.0f), 1.0f, 0.0f);
+    const HomogeneousMedium m =
+        HomogeneousMedium::make(vec3(0.2f, 0.5f, 0.1f), vec3(0.6f, 0.3f, 1.2f), 1.5f, vec3(0.0f), 1.0f, 0.0f);
     const float tmax = 2.0f;
     for (uint32_t ch = 0; ch < 3; ++ch) {
         const float s = channel(m.sigma_t(), ch);
@@ -183,7 +184,14 @@ struct TestGrid {
         const DensityGrid d{dens.data(), nx, ny, nz};
         build_majorant_grid(d, kMajorantRes, kMajorantRes, kMajorantRes, maj.data());
         const vec3 p0(-1.0f, 0.0f, 0.5f), p1(1.0f, 1.5f, 2.0f);
-        m = GridMedium{p0, p1, sigma_a, sigma_s, vec3(0.0f), 0.0f, d, DensityGrid{nullptr, 0, 0, 0},
+        m = GridMedium{p0,
+                       p1,
+                       sigma_a,
+                       sigma_s,
+                       vec3(0.0f),
+                       0.0f,
+                       d,
+                       DensityGrid{nullptr, 0, 0, 0},
                        MajorantGrid{maj.data(), kMajorantRes, kMajorantRes, kMajorantRes, p0, p1}};
     }
     // The optical depth of channel c from 0 to t along o + s d (midpoint rule, fine steps).
@@ -268,8 +276,8 @@ void check_transmittance(MakeTracker make, Props props, vec3 want, uint32_t seed
 }
 
 TEST(Media, HomogeneousTransmittanceByDeltaAndRatioTracking) {
-    const HomogeneousMedium m = HomogeneousMedium::make(vec3(0.2f, 0.4f, 0.1f), vec3(0.5f, 0.3f, 0.8f), 1.0f,
-                                                        vec3(0.0f), 1.0f, 0.3f);
+    const HomogeneousMedium m =
+        HomogeneousMedium::make(vec3(0.2f, 0.4f, 0.1f), vec3(0.5f, 0.3f, 0.8f), 1.0f, vec3(0.0f), 1.0f, 0.3f);
     const float dist = 1.3f;
     const vec3 want = exp3(-m.sigma_t() * dist);
     auto props = [&](float) { return m.props(vec3(0.0f)); };
@@ -291,8 +299,8 @@ TEST(Media, GridTransmittanceByRatioTracking) {
     ASSERT_LT(want.x, 0.8f);  // the ray does cross the medium
     ASSERT_GT(want.x, 0.05f);
     auto props = [&](float t) { return g.m.props(o + d * t); };
-    check_transmittance([&](uint32_t ch) { return majorant_tracker(g.m.sample_ray(o, d, tmax), ch); }, props, want,
-                        500, "grid");
+    check_transmittance([&](uint32_t ch) { return majorant_tracker(g.m.sample_ray(o, d, tmax), ch); }, props, want, 500,
+                        "grid");
 }
 
 // volpath's camera-path weights through an absorbing medium with null collisions: absorption ends the path, a null
@@ -468,7 +476,8 @@ TEST(Media, TrilinearLookupOfLinearField) {
     std::vector<float> v(nx * ny * nz);
     for (int z = 0; z < nz; ++z)
         for (int y = 0; y < ny; ++y)
-            for (int x = 0; x < nx; ++x) v[(z * ny + y) * nx + x] = f(vec3((x + 0.5f) / nx, (y + 0.5f) / ny, (z + 0.5f) / nz));
+            for (int x = 0; x < nx; ++x)
+                v[(z * ny + y) * nx + x] = f(vec3((x + 0.5f) / nx, (y + 0.5f) / ny, (z + 0.5f) / nz));
     const DensityGrid d{v.data(), nx, ny, nz};
     HashRng r(8);
     for (int i = 0; i < 5000; ++i) {
