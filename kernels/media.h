@@ -461,5 +461,12 @@ WP_HD void ratio_exit(RatioTracking& r, vec3 T_maj, uint32_t ch) {
 // delta light: T_ray / average(r_l)): unbiased per channel with a uniformly drawn hero channel; with channel 0
 // always, T_ray itself is (r_l's channel 0 is 1).
 WP_HD vec3 ratio_transmittance(const RatioTracking& r) { return r.T_ray / average(r.r_l); }
+// volpath's SampleLd weight of the light sample (PBR4 14.1.5): T_ray over the average of r_l times the path's r_p and
+// the light's pdf, plus, unless the light is a delta light, r_u times r_p and the phase function's (or BSDF's) pdf.
+// The sample's contribution is beta f L times this.
+WP_HD vec3 ratio_light_weight(const RatioTracking& r, vec3 r_p, float light_pdf, float scatter_pdf, bool delta_light) {
+    const vec3 rl = r.r_l * r_p * light_pdf;
+    return r.T_ray / average(delta_light ? rl : rl + r.r_u * r_p * scatter_pdf);
+}
 
 }  // namespace wp

@@ -260,6 +260,15 @@ void check_transmittance(MakeTracker make, Props props, vec3 want, uint32_t seed
             for (; e.type == kMajorantCollision; e = tr2.next(r()))
                 if (!(alive = ratio_collision(rt, props(e.t), e.sigma_maj, e.T_maj, ch, r()))) break;
             if (alive) ratio_exit(rt, e.T_maj, ch);
+            if (alive && i < 1000) {  // volpath's light weight: a delta light's (pdf 1) is the transmittance's
+                const vec3 lw = ratio_light_weight(rt, vec3(1.0f), 1.0f, 0.7f, true);
+                const vec3 rt_w = ratio_transmittance(rt);
+                for (uint32_t c = 0; c < 3; ++c)
+                    ASSERT_NEAR(channel(lw, c), channel(rt_w, c), 1e-6f * channel(rt_w, c));
+                // with MIS against the phase function's pdf, the weight is smaller
+                const vec3 mis = ratio_light_weight(rt, vec3(1.0f), 1.0f, 0.7f, false);
+                for (uint32_t c = 0; c < 3; ++c) ASSERT_LE(channel(mis, c), channel(lw, c));
+            }
             const vec3 est = alive ? (hero ? ratio_transmittance(rt) : rt.T_ray) : vec3(0.0f);
             for (uint32_t c = 0; c < 3; ++c) ratio[c].add(channel(est, c));
         }
@@ -432,9 +441,11 @@ TEST(Media, DdaVisitsTheCellsTheRayCrosses) {
         }
         for (int c : brute) EXPECT_TRUE(dda_cells.count(c)) << "ray " << k << " misses voxel " << c;
         // and the DDA's voxels with a stretch of the ray are the brute force's
-        for (const MajorantSegment& q : segs)
-            if (q.t1 - q.t0 > 1e-3f * (t1 - t0))
+        for (const MajorantSegment& q : segs) {
+            if (q.t1 - q.t0 > 1e-3f * (t1 - t0)) {
                 EXPECT_TRUE(brute.count(int(q.sigma_maj.x) - 1)) << "ray " << k << " extra voxel";
+            }
+        }
     }
     EXPECT_GT(rays_inside, 150);
 }
