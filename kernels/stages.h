@@ -194,8 +194,8 @@ WP_HD uint32_t path_key_pixel(const RenderParams& rp, uint32_t pixel) {
     return pixel;
 }
 // The sampler other than the default rides on the same instances: a kernel without kWithClampCrop is compiled for
-// the default sampler alone (Sobol, kernels/rng.h), whose branch-free numbers then cost no registers for the other's
-// (the sampler chosen at run time raised the general megakernel's spill stores from 416 to 456 bytes, ptxas).
+// the default sampler alone (Sobol, kernels/rng.h), so that its registers carry none of the other's code
+// (docs/DECISIONS.md: clamp-crop-instances).
 template <uint32_t F>
 WP_HD uint32_t path_sampler(const RenderParams& rp) {
     if constexpr ((F & kWithClampCrop) != 0) return rp.sampler;
