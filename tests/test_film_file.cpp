@@ -154,10 +154,11 @@ TEST(FilmFile, EveryHeaderFieldIsCheckedAndABadOneNamed) {
     std::string m = with(spp, "\"spp\":1e309");
     EXPECT_EQ(m.rfind(file + ":2:", 0), 0u) << m;
     EXPECT_NE(m.find("the number 1e309 is out of range"), std::string::npos) << m;
-    EXPECT_EQ(with(spp, spp + ",\"spp\":5"),
-              file +
-                  ": /render/spp: duplicate key 'spp' (given twice in one object: which one is meant is unknown) (in the "
-                  "film header)");
+    EXPECT_EQ(
+        with(spp, spp + ",\"spp\":5"),
+        file +
+            ": /render/spp: duplicate key 'spp' (given twice in one object: which one is meant is unknown) (in the "
+            "film header)");
     m = with(spp, "\"spp\":");
     EXPECT_EQ(m.rfind(file + ":2:", 0), 0u) << m;
     EXPECT_NE(m.find("JSON syntax error"), std::string::npos) << m;

@@ -285,9 +285,8 @@ std::string schedule_options_markdown() {
         std::string flags;
         for (const std::string& n : option_spellings(o)) flags += (flags.empty() ? "`" : ", `") + n + "`";
         const std::string def = o.def.empty() ? std::to_string(o.value(RenderOptions{})) : o.def;
-        const std::string range = std::string(o.kind) == "VALUE"
-                                      ? std::to_string(o.lo) + " to " + std::to_string(o.hi)
-                                      : std::string("a switch");
+        const std::string range = std::string(o.kind) == "VALUE" ? std::to_string(o.lo) + " to " + std::to_string(o.hi)
+                                                                 : std::string("a switch");
         t += "| " + flags + " | " + scope_text(o.scope) + " | " + def + " | " + range + " | " + o.help + " |\n";
     }
     return t;
@@ -382,7 +381,8 @@ std::string knob_problem(const char* text, bool whole, double lo, double hi, dou
     char* end = nullptr;
     errno = 0;
     x = whole ? double(std::strtoll(v.c_str(), &end, 10)) : std::strtod(v.c_str(), &end);
-    if (v.empty() || *end || errno == ERANGE || !std::isfinite(x) || (whole && v.find_first_of(".eE") != std::string::npos))
+    if (v.empty() || *end || errno == ERANGE || !std::isfinite(x) ||
+        (whole && v.find_first_of(".eE") != std::string::npos))
         return "'" + v + "' is not " + (whole ? "a whole number " : "a number ") + range;
     if (x < lo || x > hi) return v + " is out of range " + range;
     return "";
@@ -396,11 +396,11 @@ void read_knob(const char* variable, bool whole, double lo, double hi, std::opti
 
 std::string bvh_knobs_problem() {
     std::string p;
-#define WP_BVH_KNOB_CHECK(type, member, variable, lo, hi, help)                                               \
-    if (const char* e = std::getenv(variable); e && p.empty()) {                                              \
-        double x = 0;                                                                                         \
-        if (std::string why = knob_problem(e, !std::is_floating_point_v<type>, lo, hi, x); !why.empty())      \
-            p = std::string(variable) + ": " + why;                                                           \
+#define WP_BVH_KNOB_CHECK(type, member, variable, lo, hi, help)                                          \
+    if (const char* e = std::getenv(variable); e && p.empty()) {                                         \
+        double x = 0;                                                                                    \
+        if (std::string why = knob_problem(e, !std::is_floating_point_v<type>, lo, hi, x); !why.empty()) \
+            p = std::string(variable) + ": " + why;                                                      \
     }
     WP_BVH_KNOBS(WP_BVH_KNOB_CHECK)
 #undef WP_BVH_KNOB_CHECK
@@ -424,9 +424,9 @@ std::string bvh_knobs_text(const SceneBuildOptions& o) {
 std::string bvh_knobs_markdown() {
     std::string t = "| variable | range | what |\n|----------|-------|------|\n";
     char range[80];
-#define WP_BVH_KNOB_ROW(type, member, variable, lo, hi, help)                                                    \
+#define WP_BVH_KNOB_ROW(type, member, variable, lo, hi, help)                                                         \
     std::snprintf(range, sizeof range, "%s %g to %g", std::is_floating_point_v<type> ? "a number" : "a whole number", \
-                  double(lo), double(hi));                                                                       \
+                  double(lo), double(hi));                                                                            \
     t += "| `" + std::string(variable) + "` | " + range + " | " + help + " |\n";
     WP_BVH_KNOBS(WP_BVH_KNOB_ROW)
 #undef WP_BVH_KNOB_ROW

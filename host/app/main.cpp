@@ -88,9 +88,9 @@ void add_schedule_option_SWITCH(CLI::App* cmd, bool& into, const char* flag, uin
                                 const std::string& help) {
     cmd->add_flag(flag, into, help);
 }
-void add_schedule_option_OFF(CLI::App* cmd, bool& into, const char* flag, uint64_t, uint64_t,
-                             const std::string& help) {
-    cmd->add_flag_callback(flag, [&into] { into = false; }, help);
+void add_schedule_option_OFF(CLI::App* cmd, bool& into, const char* flag, uint64_t, uint64_t, const std::string& help) {
+    cmd->add_flag_callback(
+        flag, [&into] { into = false; }, help);
 }
 
 // The options `render` and `bench` share, declared once: the backend, the overrides of the scene's settings and
@@ -302,8 +302,7 @@ int run_options(bool markdown, bool env_markdown) {
         std::fputs((markdown ? schedule_options_markdown() : bvh_knobs_markdown()).c_str(), stdout);
         return kExitOk;
     }
-    for (const ScheduleOption& o : schedule_options())
-        std::printf("%-40s %s\n", o.flag, o.help.c_str());
+    for (const ScheduleOption& o : schedule_options()) std::printf("%-40s %s\n", o.flag, o.help.c_str());
     return kExitOk;
 }
 

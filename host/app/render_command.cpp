@@ -677,8 +677,7 @@ void take_film_settings(const RenderCall& c, RenderRun& r, Job& j) {
     if (p.width != scene_width || p.height != scene_height)
         j.loaded->data.camera.aspect = float(p.width) / float(p.height);
     check_given_crop(j.scene, r.rs.scene, p);  // (--crop against the film's size)
-    if (std::string why = render_limits_problem(p); !why.empty())
-        throw SceneError(j.scene + ": " + why);
+    if (std::string why = render_limits_problem(p); !why.empty()) throw SceneError(j.scene + ": " + why);
     j.loaded->params = crop_for_render(p);
     // --spp above the film's: the render goes on to the larger count (the random numbers are keyed by pixel and
     // sample, so the film is a prefix of that render); below it: an error

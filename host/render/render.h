@@ -51,31 +51,31 @@ enum OptionScope : unsigned {
 //   KIND  VALUE: a number in [lo, hi]; SWITCH: a flag that turns it on, with its negation after a comma
 //         ("--push-compaction,!--select-compaction"); OFF: a flag that turns it off (bench's "--no-queue-stats")
 //   scope kOpt* above, or'ed; default_text: the default in words ("": the init value)
-#define WP_RENDER_OPTIONS(O) \
-    O(VALUE, uint32_t, capacity, 0, "--capacity", kOptWavefront | kOptRaycast, 1, 1u << 30,                            \
+#define WP_RENDER_OPTIONS(O)                                                                                        \
+    O(VALUE, uint32_t, capacity, 0, "--capacity", kOptWavefront | kOptRaycast, 1, 1u << 30,                         \
       "GPU " + count_text(kDefaultGpuCapacity) + " within free memory; CPU " + count_text(kDefaultCpuCapacity),     \
-      "wavefront paths in flight")                                                                                     \
-    O(SWITCH, bool, sort_materials, false, "--sort-materials", kOptWavefront, 0, 1, "off",                             \
-      "wavefront: shade in material order (CUB radix sort)")                                                           \
-    O(VALUE, uint32_t, sort_rays, 0, "--sort-rays", kOptWavefront, 0, 0xffffffffu, "",                         \
-      "wavefront: an iteration of at least this many paths traces its rays in spatial order (the direction's "         \
-      "octant and the Morton code of the origin, CUB radix sort); same image; 0: never")                               \
-    O(VALUE, uint32_t, drain_below, kDefaultDrainBelow, "--drain", kOptWavefront, 0, 0xffffffffu, "",                  \
-      "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, each path to "     \
-      "its end (0: never)")                                                                                            \
-    O(VALUE, uint32_t, refill, kDefaultRefill, "--refill", kOptGpu | kOptWavefront | kOptRaycast, 0, 32, "",           \
-      "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; 0: one thread "    \
-      "per ray")                                                                                                       \
-    O(SWITCH, bool, general_kernels, false, "--general-kernels", kOptGpu, 0, 1, "off",                                 \
-      "GPU: the kernels compiled for every feature, not the smallest set that holds the scene's (a baseline)")         \
-    O(VALUE, unsigned, threads, 0, "--threads", kOptCpu, 1, 4096, "all cores", "CPU threads")                          \
-    O(OFF, bool, kernel_timing, true, "--no-kernel-timing", kOptGpu | kOptBench, 0, 1, "one more render with them",    \
-      "GPU: no per-kernel events (frame time only)")                                                                   \
-    O(OFF, bool, queue_stats, true, "--no-queue-stats", kOptWavefront | kOptBench, 0, 1, "counted",                    \
-      "wavefront: no per-depth path and shadow-ray counts (queue fill)")                                               \
-    O(SWITCH, bool, push_compaction, true, "--push-compaction,!--select-compaction", kOptWavefront, 0, 1,              \
-      "--push-compaction",                                                                                             \
-      "wavefront compaction: shade packs live paths into the next queue by a CUB block scan, or "            \
+      "wavefront paths in flight")                                                                                  \
+    O(SWITCH, bool, sort_materials, false, "--sort-materials", kOptWavefront, 0, 1, "off",                          \
+      "wavefront: shade in material order (CUB radix sort)")                                                        \
+    O(VALUE, uint32_t, sort_rays, 0, "--sort-rays", kOptWavefront, 0, 0xffffffffu, "",                              \
+      "wavefront: an iteration of at least this many paths traces its rays in spatial order (the direction's "      \
+      "octant and the Morton code of the origin, CUB radix sort); same image; 0: never")                            \
+    O(VALUE, uint32_t, drain_below, kDefaultDrainBelow, "--drain", kOptWavefront, 0, 0xffffffffu, "",               \
+      "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, each path to "  \
+      "its end (0: never)")                                                                                         \
+    O(VALUE, uint32_t, refill, kDefaultRefill, "--refill", kOptGpu | kOptWavefront | kOptRaycast, 0, 32, "",        \
+      "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; 0: one thread " \
+      "per ray")                                                                                                    \
+    O(SWITCH, bool, general_kernels, false, "--general-kernels", kOptGpu, 0, 1, "off",                              \
+      "GPU: the kernels compiled for every feature, not the smallest set that holds the scene's (a baseline)")      \
+    O(VALUE, unsigned, threads, 0, "--threads", kOptCpu, 1, 4096, "all cores", "CPU threads")                       \
+    O(OFF, bool, kernel_timing, true, "--no-kernel-timing", kOptGpu | kOptBench, 0, 1, "one more render with them", \
+      "GPU: no per-kernel events (frame time only)")                                                                \
+    O(OFF, bool, queue_stats, true, "--no-queue-stats", kOptWavefront | kOptBench, 0, 1, "counted",                 \
+      "wavefront: no per-depth path and shadow-ray counts (queue fill)")                                            \
+    O(SWITCH, bool, push_compaction, true, "--push-compaction,!--select-compaction", kOptWavefront, 0, 1,           \
+      "--push-compaction",                                                                                          \
+      "wavefront compaction: shade packs live paths into the next queue by a CUB block scan, or "                   \
       "--select-compaction: CUB DeviceSelect and a gather kernel")
 
 struct RenderOptions {

@@ -248,8 +248,8 @@ struct CropKind {
     }
     static std::string to_text(const RenderParams& rp, const SettingInfo&) {
         if (rp.crop_x1 == 0) return "none";
-        return std::to_string(rp.crop_x0) + "," + std::to_string(rp.crop_y0) + "," + std::to_string(rp.crop_x1) +
-               "," + std::to_string(rp.crop_y1);
+        return std::to_string(rp.crop_x0) + "," + std::to_string(rp.crop_y0) + "," + std::to_string(rp.crop_x1) + "," +
+               std::to_string(rp.crop_y1);
     }
     // [x0, y0, x1, y1]
     static std::string from_json(RenderParams& rp, const SettingInfo& s, const json& v, std::string& where) {
@@ -280,8 +280,7 @@ struct ChoiceKind {
     static std::string range(const SettingInfo& s) {
         const std::vector<std::string> names = choice_names(s);
         std::string t;
-        for (size_t i = 0; i < names.size(); ++i)
-            t += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+        for (size_t i = 0; i < names.size(); ++i) t += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
         return "(" + t + ")";
     }
     static void set_default(RenderParams& rp, const SettingInfo& s) { whole_of(rp, s) = uint32_t(s.def); }
@@ -320,7 +319,8 @@ struct KindOps {
 };
 template <class K>
 constexpr KindOps ops_of() {
-    return {K::metavar, K::type, K::members, K::range, K::set_default, K::from_text, K::to_text, K::from_json, K::to_json, K::in_range};
+    return {K::metavar,   K::type,    K::members,   K::range,   K::set_default,
+            K::from_text, K::to_text, K::from_json, K::to_json, K::in_range};
 }
 // By SettingKind, in its order.
 constexpr KindOps kKinds[] = {ops_of<WholeKind>(),  ops_of<FlagKind>(), ops_of<RealKind>(),
@@ -550,7 +550,7 @@ nlohmann::json settings_description() {
     const RenderParams d = default_settings();
     json list = json::array();
     for (const SettingInfo& s : render_settings()) {
-        json j{{"name", s.name}, {"kind", kinds[int(s.kind)]}, {"flag", s.flag}, {"minimum", s.lo},
+        json j{{"name", s.name},  {"kind", kinds[int(s.kind)]},    {"flag", s.flag}, {"minimum", s.lo},
                {"maximum", s.hi}, {"default", setting_json(d, s)}, {"help", s.help}};
         if (s.kind == SettingKind::Choice) j["values"] = choice_names(s);
         list.push_back(j);
@@ -566,8 +566,8 @@ std::string settings_markdown() {
     for (const SettingInfo& s : render_settings()) {
         std::string help = s.help;
         for (size_t i = 0; (i = help.find('|', i)) != std::string::npos; i += 2) help.replace(i, 1, "\\|");
-        t += "| `" + std::string(s.name) + "` | `" + s.flag + "` | `render." + s.name + "` | " + ops(s).type +
-             " | " + setting_text(d, s) + " | " + setting_range_text(s) + " | " + help + " |\n";
+        t += "| `" + std::string(s.name) + "` | `" + s.flag + "` | `render." + s.name + "` | " + ops(s).type + " | " +
+             setting_text(d, s) + " | " + setting_range_text(s) + " | " + help + " |\n";
     }
     return t;
 }

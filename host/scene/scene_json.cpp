@@ -351,7 +351,8 @@ namespace {
 // ("/render/max_depth: 5000 is out of range (an integer from 1 to 1024)"); a setting the block does not give takes
 // the list's default.
 void read_render_block(const Ctx& c, const json& render, RenderParams& rp) {
-    wp::read_render_block(render, "/render", rp, [&c](const std::string& ptr, const std::string& what) { c.fail(ptr, what); });
+    wp::read_render_block(render, "/render", rp,
+                          [&c](const std::string& ptr, const std::string& what) { c.fail(ptr, what); });
 }
 
 // What the phases of load_native_json share: the scene file (named by errors and warnings) and its folder, the
