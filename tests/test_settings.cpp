@@ -193,6 +193,6 @@ TEST(Settings, FilmRecordsTheCrop) {
     std::ofstream(temp_dir() + "bad-crop.wpfilm", std::ios::binary) << bad;
     EXPECT_NE(error_of([&] {
                   read_film(temp_dir() + "bad-crop.wpfilm");
-              }).find("bad film header: \"crop\": crop 2,2,30,14 is not inside the 24x16 image"),
+              }).find("bad film header: \"render/crop\": crop 2,2,30,14 is not inside the 24x16 image"),
               std::string::npos);
 }

@@ -376,7 +376,7 @@ namespace {
 // A knob's text: a whole number (an int or bool knob) or a number in [lo, hi]; "" or what is wrong.
 std::string knob_problem(const char* text, bool whole, double lo, double hi, double& x) {
     char range[64];
-    std::snprintf(range, sizeof range, "(%g to %g)", lo, hi);
+    std::snprintf(range, sizeof range, whole ? "(%.0f to %.0f)" : "(%g to %g)", lo, hi);
     const std::string v = text;
     char* end = nullptr;
     errno = 0;
@@ -424,9 +424,10 @@ std::string bvh_knobs_text(const SceneBuildOptions& o) {
 std::string bvh_knobs_markdown() {
     std::string t = "| variable | range | what |\n|----------|-------|------|\n";
     char range[80];
-#define WP_BVH_KNOB_ROW(type, member, variable, lo, hi, help)                                                         \
-    std::snprintf(range, sizeof range, "%s %g to %g", std::is_floating_point_v<type> ? "a number" : "a whole number", \
-                  double(lo), double(hi));                                                                            \
+#define WP_BVH_KNOB_ROW(type, member, variable, lo, hi, help)                                                       \
+    std::snprintf(range, sizeof range,                                                                              \
+                  std::is_floating_point_v<type> ? "a number %g to %g" : "a whole number %.0f to %.0f", double(lo), \
+                  double(hi));                                                                                      \
     t += "| `" + std::string(variable) + "` | " + range + " | " + help + " |\n";
     WP_BVH_KNOBS(WP_BVH_KNOB_ROW)
 #undef WP_BVH_KNOB_ROW

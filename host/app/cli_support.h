@@ -65,7 +65,7 @@ std::string parse_devices(const std::string& spec, int count, std::vector<int>& 
 struct ScheduleOption {
     const char* member;  // RenderOptions' member: the bench JSON's key ("drain_below")
     const char* kind;    // VALUE, SWITCH or OFF
-    const char* flag;    // as listed: "--drain", "--push-compaction,!--select-compaction"
+    const char* flag;    // as listed: "--refill", "--push-compaction,!--select-compaction"
     unsigned scope;      // OptionScope bits
     uint64_t lo, hi;
     std::string def, help;

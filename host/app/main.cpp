@@ -67,7 +67,7 @@ void add_setting_option(CLI::App* cmd, std::optional<T>& into, const SettingInfo
            [&into, &s](const std::string& v) {
                RenderParams rp;
                set_setting(rp, s, v);
-               get_setting_value(rp, s, into.emplace());
+               get_setting_value(rp, s, v, into.emplace());
            },
            std::string(s.help) + " (default: the scene's render." + s.name + ", else " + def + ")")
         ->type_name(setting_metavar(s))
@@ -76,8 +76,9 @@ void add_setting_option(CLI::App* cmd, std::optional<T>& into, const SettingInfo
 
 // A schedule option of the list (WP_RENDER_OPTIONS), by its kind: a number in [lo, hi], a switch (and its negation),
 // a switch that turns it off.
-std::string option_help(const std::string& help, const std::string& def) {
-    return def.empty() ? help : help + " (default: " + def + ")";
+// The help with the default: "(default 16)", the member's initial value, or "(default: all cores)", the list's words.
+std::string option_help(const std::string& help, const std::string& def, uint64_t init) {
+    return help + (def.empty() ? " (default " + std::to_string(init) + ")" : " (default: " + def + ")");
 }
 template <class T>
 void add_schedule_option_VALUE(CLI::App* cmd, T& into, const char* flag, uint64_t lo, uint64_t hi,
@@ -121,7 +122,8 @@ void add_render_options(CLI::App* cmd, RenderSettings& s, bool bench) {
     });
     // every schedule option of the list (host/render/render.h) as its option; bench's own only on bench
 #define WP_OPTION_CLI(K, type, member, init, flag, scope, lo, hi, def, help) \
-    if (bench || !((scope)&kOptBench)) add_schedule_option_##K(cmd, r.member, flag, lo, hi, option_help(help, def));
+    if (bench || !((scope)&kOptBench))                                       \
+        add_schedule_option_##K(cmd, r.member, flag, lo, hi, option_help(help, def, uint64_t(RenderOptions{}.member)));
     WP_RENDER_OPTIONS(WP_OPTION_CLI)
 #undef WP_OPTION_CLI
     cmd->add_option("--devices", s.devices,

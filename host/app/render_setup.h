@@ -49,7 +49,7 @@ inline std::string set_override(SceneOverrides& o, const std::string& assignment
     if (std::string why = set_setting(rp, *s, value); !why.empty()) return name + ": " + why;
     if (override_given(o, name)) return name + " is given twice (by --set and " + s->flag + ", or two --set)";
 #define WP_OVERRIDE_SET(K, member, n, ...) \
-    if (name == #n) get_setting_value(rp, *s, o.n.emplace());
+    if (name == #n) get_setting_value(rp, *s, value, o.n.emplace());
     WP_RENDER_SETTINGS(WP_OVERRIDE_SET)
 #undef WP_OVERRIDE_SET
     return "";

@@ -402,9 +402,13 @@ const char* setting_metavar(const SettingInfo& s) { return ops(s).metavar; }
 void put_setting_value(RenderParams& rp, const SettingInfo& s, uint32_t v) { whole_of(rp, s) = v; }
 void put_setting_value(RenderParams& rp, const SettingInfo& s, float v) { real_of(rp, s) = v; }
 void put_setting_value(RenderParams& rp, const SettingInfo& s, const std::string& v) { set_setting(rp, s, v); }
-void get_setting_value(const RenderParams& rp, const SettingInfo& s, uint32_t& v) { v = whole_of(rp, s); }
-void get_setting_value(const RenderParams& rp, const SettingInfo& s, float& v) { v = real_of(rp, s); }
-void get_setting_value(const RenderParams& rp, const SettingInfo& s, std::string& v) { v = setting_text(rp, s); }
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string&, uint32_t& v) {
+    v = whole_of(rp, s);
+}
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string&, float& v) {
+    v = real_of(rp, s);
+}
+void get_setting_value(const RenderParams&, const SettingInfo&, const std::string& text, std::string& v) { v = text; }
 
 std::string setting_value_problem(const SettingInfo& s, const std::string& v) {
     RenderParams rp;

@@ -38,14 +38,14 @@ struct SettingInfo {
 #define WP_SETTING_VALUE_FILTER std::string
 #define WP_SETTING_VALUE_CROP std::string
 #define WP_SETTING_VALUE_CHOICE uint32_t
-// That value into rp's members and out of them (text: set_setting and setting_text; a wrong text leaves rp as it is:
-// check it first, with setting_value_problem).
+// That value into rp's members (a text through set_setting: a wrong one leaves rp as it is, check it first with
+// setting_value_problem), and out of rp's members once `text` was set there (a text value: `text` itself, as given).
 void put_setting_value(RenderParams& rp, const SettingInfo& s, uint32_t v);
 void put_setting_value(RenderParams& rp, const SettingInfo& s, float v);
 void put_setting_value(RenderParams& rp, const SettingInfo& s, const std::string& v);
-void get_setting_value(const RenderParams& rp, const SettingInfo& s, uint32_t& v);
-void get_setting_value(const RenderParams& rp, const SettingInfo& s, float& v);
-void get_setting_value(const RenderParams& rp, const SettingInfo& s, std::string& v);
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string& text, uint32_t& v);
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string& text, float& v);
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string& text, std::string& v);
 // The command line's placeholder of the setting's value: "N", "X", "0|1", "TYPE[:RADIUS]", "X0,Y0,X1,Y1", "NAME".
 const char* setting_metavar(const SettingInfo& s);
 
