@@ -175,7 +175,17 @@ struct FilterKind {
                "] pixels" + WholeKind::note_of(s) + ")";
     }
     static void set_default(RenderParams&, const SettingInfo&) {}
+    // "TYPE" or "TYPE:RADIUS" (the command line's), or the text to_text writes ("tent 1", "gaussian 1.5 (sigma 0.5)")
     static std::string from_text(RenderParams& rp, const SettingInfo&, const std::string& v) {
+        char type[16], close = 0;
+        float radius = 0.0f, sigma = 0.0f;
+        int used = 0;
+        if (std::sscanf(v.c_str(), "%15[a-z] %f%n", type, &radius, &used) == 2 && size_t(used) == v.size() &&
+            radius > 0.0f)
+            return set_filter(rp, type, radius);
+        if (std::sscanf(v.c_str(), "%15[a-z] %f (sigma %f%c%n", type, &radius, &sigma, &close, &used) == 4 &&
+            close == ')' && size_t(used) == v.size() && radius > 0.0f && sigma > 0.0f)
+            return set_filter(rp, type, radius, sigma);
         return set_filter_spec(rp, v);
     }
     static std::string to_text(const RenderParams& rp, const SettingInfo&) { return filter_text(rp); }
