@@ -874,15 +874,50 @@ settings)
   want_rc "--crop" 0
   has c "16x12 (crop 4,2,20,14 of 24x16)"
   [ "$(sed -n 2p c.pfm)" = "16 12" ] || fail "--crop 4,2,20,14: a $(sed -n 2p c.pfm) image (want 16 12)"
+  # a --crop outside the image: a usage error (exit 2, as every other; main's exit 1 was the scene's), naming the crop
+  # and the image's size; on resume against the film's size too; a crop of the scene file's own stays its error
   run c2 "$WP" render "$S/cornell-box.json" "${F[@]}" --crop 4,2,30,14 -o c2.pfm
-  want_rc "--crop outside the image" 1
-  has c2 "crop 4,2,30,14 is not inside the 24x16 image"
+  want_rc "--crop outside the image" 2
+  has c2 "error: $S/cornell-box.json: --crop 4,2,30,14 is not inside the 24x16 image"
+  [ ! -e c2.pfm ] || fail "c2.pfm written"
+  run c3 "$WP" bench "$S/cornell-box.json" "${F[@]}" --set crop=0,0,30,8 --repeat 1 --warmup 0 --no-raycast
+  want_rc "bench --crop outside the image" 2
+  has c3 "--crop 0,0,30,8 is not inside the 24x16 image"
+  # an option of one value given twice: both values named, in our words (not CLI11's "At Most 1 required")
+  run o2 "$WP" render "$S/cornell-box.json" "${F[@]}" -o a2.pfm --output b2.pfm
+  want_rc "-o twice" 2
+  has o2 "error: -o/--output is given 2 times ('a2.pfm', 'b2.pfm'): it takes one value"
+  hasnt o2 "At Most"
+  run o3 "$WP" merge x.wpfilm -o a.pfm -o b.pfm
+  want_rc "merge -o twice" 2
+  has o3 "error: -o/--output is given 2 times ('a.pfm', 'b.pfm')"
+  # the tree's knobs (WP_BVH_*): a bad value is a usage error naming the variable and the value; those set are said
+  # and recorded in the bench JSON
+  run k1 env WP_BVH_BINS=abc "$WP" render "$S/cornell-box.json" "${F[@]}" -o k.pfm
+  want_rc "WP_BVH_BINS=abc" 2
+  has k1 "error: WP_BVH_BINS: 'abc' is not a whole number (2 to 256)"
+  run k2 env WP_BVH_MAX_LEAF=99 "$WP" bench "$S/cornell-box.json" "${F[@]}" --repeat 1 --warmup 0 --no-raycast
+  want_rc "WP_BVH_MAX_LEAF=99" 2
+  has k2 "error: WP_BVH_MAX_LEAF: 99 is out of range (1 to 16)"
+  run k3 env WP_BVH_SPLIT_GROWTH=1.5x "$WP" render "$S/cornell-box.json" "${F[@]}" -o k.pfm
+  want_rc "WP_BVH_SPLIT_GROWTH=1.5x" 2
+  has k3 "error: WP_BVH_SPLIT_GROWTH: '1.5x' is not a number (1 to 8)"
+  run k4 env WP_BVH_MAX_LEAF=2 WP_BVH_SPLITS=0 "$WP" bench "$S/cornell-box.json" "${F[@]}" --repeat 1 --warmup 0 \
+    --no-raycast --json k4.json
+  want_rc "WP_BVH_MAX_LEAF=2" 0
+  has k4 "the tree's knobs from the environment: WP_BVH_SPLITS=0, WP_BVH_MAX_LEAF=2"
+  python3 -c 'import json, sys; k = json.load(open("k4.json"))["bvh_knobs"]; sys.exit(k != {"WP_BVH_MAX_LEAF": 2, "WP_BVH_SPLITS": False})' \
+    || fail "k4.json's bvh_knobs: $(python3 -c 'import json; print(json.load(open("k4.json")).get("bvh_knobs"))')"
   run bc "$WP" bench "$S/cornell-box.json" "${F[@]}" --set crop=0,0,8,8 --repeat 1 --warmup 0 --no-raycast
   want_rc "bench --set crop" 0
   has bc "8x8, 2 spp"
   run l "$WP" settings
   want_rc "settings" 0
   has l "rr_depth"
+  run lj "$WP" settings --json
+  want_rc "settings --json" 0
+  python3 -c 'import json, sys; sys.exit([s["name"] for s in json.load(open("lj.log"))][:2] != ["width", "height"])' \
+    || fail "settings --json: $(head -c 300 lj.log)"
   # the sampler, a named setting: its option and --set render the same image, another sampler another one; a bad
   # name is refused naming the names; the EXR records it
   run s1 "$WP" render "$S/cornell-box.json" "${F[@]}" --sampler independent -o s1.pfm
@@ -900,7 +935,7 @@ settings)
   run s4 "$WP" render "$S/cornell-box.json" "${F[@]}" --sampler halton -o e.pfm
   want_rc "--sampler halton" 2
   has s4 "'halton' is not one of (independent or sobol)"
-  ok "--set as the options, its errors named with their ranges (render and bench), --crop's size, settings, the sampler"
+  ok "--set as the options, its errors named with their ranges (render and bench), --crop's size and a crop outside the image (exit 2), -o twice, the WP_BVH_* knobs checked and said, settings, the sampler"
   ;;
 error_reference)
   # error per second: render --reference prints the final image's MSE and relMSE (0 against itself: the same seed
