@@ -791,6 +791,20 @@ void check_glb_layout(const std::string& path, const std::vector<unsigned char>&
         bad("truncated: " + std::to_string(b.size() - json_end) + " bytes after the JSON chunk, not a chunk header");
 }
 
+// A binary glTF's buffer 0 without a uri is its BIN chunk: the chunk must be there and hold the buffer's
+// byteLength (a file cut after its JSON chunk, its header's length mended, said tinygltf's "Invalid binary data").
+void check_glb_buffer(const std::string& path, const std::vector<unsigned char>& b, const nlohmann::json& bufs) {
+    if (bufs.empty() || !bufs[0].is_object() || bufs[0].contains("uri")) return;
+    const uint64_t at = 20 + ((uint64_t(le32(b, 12)) + 3) & ~uint64_t(3));  // (chunks start 4-byte aligned)
+    const uint64_t have = at + 8 <= b.size() && std::memcmp(b.data() + at + 4, "BIN", 4) == 0 ? le32(b, size_t(at)) : 0;
+    const nlohmann::json& len = bufs[0].contains("byteLength") ? bufs[0]["byteLength"] : nlohmann::json();
+    const uint64_t want = len.is_number_unsigned() ? len.get<uint64_t>() : 0;
+    if (have == 0 || have < want)
+        throw SceneError(path + ": /buffers/0: the binary glTF's BIN chunk holds " + std::to_string(have) +
+                         " bytes and its byteLength is " + std::to_string(want) +
+                         " (the file is cut after its JSON chunk, or the chunk is missing)");
+}
+
 void check_gltf_json(const std::string& path, const std::vector<unsigned char>& bytes, bool glb,
                      const std::string& dir) {
     std::string text;
@@ -811,6 +825,7 @@ void check_gltf_json(const std::string& path, const std::vector<unsigned char>& 
     }
     if (!j.is_object() || !j.contains("buffers") || !j["buffers"].is_array()) return;
     const nlohmann::json& bufs = j["buffers"];
+    if (glb) check_glb_buffer(path, bytes, bufs);
     for (size_t i = 0; i < bufs.size(); ++i) {
         if (!bufs[i].is_object() || !bufs[i].contains("uri") || !bufs[i]["uri"].is_string()) continue;
         const std::string uri = bufs[i]["uri"].get<std::string>();

@@ -530,7 +530,11 @@ void read_environment(NativeScene& s, const json& root) {
     } catch (const ImageError& err) { c.fail("/environment/file", err.what()); }
     vec3 sc = c.v3(e, "scale", "/environment", vec3(1.0f));
     if (glm::min(sc.x, glm::min(sc.y, sc.z)) < 0.0f) c.fail("/environment/scale", "must not be negative");
-    for (F4& t : im.texels) t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+    for (F4& t : im.texels) {
+        t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+        if (!std::isfinite(t.x) || !std::isfinite(t.y) || !std::isfinite(t.z))
+            c.fail("/environment/scale", "a texel x scale is not a finite 32-bit float");
+    }
     s.b.set_environment(std::move(im.texels), im.width, im.height, c.num(e, "rotation", "/environment", 0.0f));
 }
 
