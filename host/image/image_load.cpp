@@ -58,6 +58,24 @@ LoadedImage read_pfm(const std::string& path) {
         }
     return im;
 }
+// An EXR's data window from its header, before LoadEXR allocates the pixels: at most 2^28 texels.
+void check_exr_size(const std::string& path) {
+    EXRVersion version;
+    if (ParseEXRVersionFromFile(&version, path.c_str()) != TINYEXR_SUCCESS) return;  // (LoadEXR says what is wrong)
+    EXRHeader header;
+    InitEXRHeader(&header);
+    const char* err = nullptr;
+    if (ParseEXRHeaderFromFile(&header, &version, path.c_str(), &err) != TINYEXR_SUCCESS) {
+        if (err) FreeEXRErrorMessage(err);
+        return;
+    }
+    const int64_t w = int64_t(header.data_window.max_x) - header.data_window.min_x + 1,
+                  h = int64_t(header.data_window.max_y) - header.data_window.min_y + 1;
+    FreeEXRHeader(&header);
+    if (w > 0 && h > 0 && uint64_t(w) * uint64_t(h) > kMaxImageTexels)
+        throw ImageError(path + ": its header's data window is " + std::to_string(w) + "x" + std::to_string(h) +
+                         " pixels, more than an image may have (2^28)");
+}
 }  // namespace
 
 float srgb_to_linear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
@@ -80,6 +98,7 @@ LoadedImage load_image(const std::string& path, bool srgb) {
     if (ext == "pfm") {
         im = read_pfm(path);
     } else if (ext == "exr") {
+        check_exr_size(path);
         float* rgba = nullptr;
         int w = 0, h = 0;
         const char* err = nullptr;
