@@ -366,8 +366,9 @@ TEST(HostMemory, AddressSpaceLimitBoundsTheMemoryAvailable) {
             load_render_scene(scene, {}, load_options_from_env());
         } catch (const SceneMemoryError& e) {
             const std::string m = e.what();
-            const bool named = m.rfind(scene + ":8:20: loopsubdiv: 10 levels of 200 triangles make 209715200 "
-                                               "triangles and 80506.1 MiB to subdivide and load (estimate)",
+            const bool named = m.rfind(scene +
+                                           ":8:20: loopsubdiv: 10 levels of 200 triangles make 209715200 "
+                                           "triangles and 80506.1 MiB to subdivide and load (estimate)",
                                        0) == 0 &&
                                m.find("under ulimit -v (RLIMIT_AS) ") != std::string::npos &&
                                m.find("nothing was subdivided") != std::string::npos;
@@ -404,8 +405,9 @@ TEST(HostMemory, OutOfMemoryInALoadNamesTheFileAndThePhase) {
             load_scene_json(scene, LoadOptions{});
         } catch (const SceneMemoryError& e) {
             const std::string m = e.what();
-            const bool named = m == scene + ": out of memory while reading the scene (its parse, meshes, textures "
-                                            "and arrays, before the BVH is built)";
+            const bool named = m == scene +
+                                        ": out of memory while reading the scene (its parse, meshes, textures "
+                                        "and arrays, before the BVH is built)";
             if (!named) std::fprintf(stderr, "message: %s\n", m.c_str());
             _exit(named ? 0 : 13);
         } catch (const std::exception& e) {

@@ -187,8 +187,8 @@ TEST(FilmFile, HeaderCheckedAgainstTheFileSizeBeforeAllocating) {
     const std::string forged = temp_dir() + "forged.wpfilm";
     std::ofstream(forged, std::ios::binary) << bytes;
     const std::string m = error_of([&] { read_film(forged); });
-    EXPECT_EQ(m.rfind(forged + ": bad film header: \"width\" x \"height\" 16384x16384 need 6442450944 bytes of sums", 0),
-              0u)
+    EXPECT_EQ(
+        m.rfind(forged + ": bad film header: \"width\" x \"height\" 16384x16384 need 6442450944 bytes of sums", 0), 0u)
         << m;
     EXPECT_NE(m.find("(truncated"), std::string::npos) << m;
     const pid_t pid = fork();
@@ -198,7 +198,9 @@ TEST(FilmFile, HeaderCheckedAgainstTheFileSizeBeforeAllocating) {
         setrlimit(RLIMIT_AS, &rl);
         try {
             read_film(forged);
-        } catch (const FilmError&) { _exit(0); } catch (...) { _exit(2); }
+        } catch (const FilmError&) { _exit(0); } catch (...) {
+            _exit(2);
+        }
         _exit(1);
     }
     int status = 0;

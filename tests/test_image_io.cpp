@@ -83,12 +83,13 @@ TEST(ImageLoad, FileAndHeaderSizeCheckedBeforeDecoding) {
     EXPECT_EQ(error_of(wp_test::temp_dir()), wp_test::temp_dir() + ": is a folder, not an image file");
     const std::string pfm = tmp("forged.pfm");
     std::ofstream(pfm, std::ios::binary) << "PF\n16384 16384\n-1\n" << std::string(600, '\0');
-    EXPECT_EQ(error_of(pfm), pfm + ": truncated PFM data (its header's 16384x16384 need 3221225472 bytes, the file has "
-                                   "600)");
+    EXPECT_EQ(error_of(pfm), pfm +
+                                 ": truncated PFM data (its header's 16384x16384 need 3221225472 bytes, the file has "
+                                 "600)");
     // a PNG signature and an IHDR of 16385 x 16384 (8-bit grey: under stb_image's own limit of 2^30 bytes, over
     // 2^28 texels, 4 GiB as our float texels), no image data
-    const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                                 0, 0, 0x40, 0x01, 0, 0, 0x40, 0x00, 8, 0, 0, 0, 0, 0, 0, 0, 0};
+    const unsigned char png[] = {0x89, 'P',  'N',  'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R', 0,
+                                 0,    0x40, 0x01, 0,   0,    0x40, 0x00, 8,    0, 0, 0, 0,  0,   0,   0,   0};
     const std::string forged = tmp("forged.png");
     std::ofstream(forged, std::ios::binary).write(reinterpret_cast<const char*>(png), sizeof png);
     EXPECT_EQ(error_of(forged), forged + ": its header says 16385x16384 pixels, more than an image may have (2^28)");

@@ -1316,25 +1316,39 @@ Shape "sphere"
     }
 }
 
-// Issue 47: no input gives a non-finite or silently different image. The film's colour transform is checked finite
-// at the parameter that made it overflow (pbrt-v4 renders every pixel NaN): a white balance to a white of 1 to 20 K,
-// with or without a named sensor, and an imaging ratio past a float; 1000 K is finite and loads.
+// Issue 47: no input gives a non-finite or silently different image. The film's colour transform is checked at the
+// parameter that would make it overflow (pbrt-v4 renders every pixel NaN): a white balance to a white below 195.5 K,
+// with or without a named sensor, and an imaging ratio past a float; 196 K and 1000 K load, finite.
 TEST(PbrtFinite, FilmMatrixIsFiniteOrAnErrorAtItsParameter) {
     for (const char* wb : {"1", "5", "10", "20"})
         for (const std::string sensor : {"", "\"string sensor\" \"canon_eos_100d\" "}) {
-            const std::string m = error_of("wb", "Film \"rgb\" \"integer xresolution\" 8 \"integer yresolution\" 8 " +
-                                                     sensor + "\n  \"float whitebalance\" " + wb +
-                                                     "\nWorldBegin\nShape \"sphere\"\n");
-            EXPECT_EQ(m.rfind(tmp("wb.pbrt") + ":2:3: whitebalance " + wb + " K: the white balance", 0), 0u) << m;
+            const std::string m =
+                error_of("wb", "Film \"rgb\" \"integer xresolution\" 8 \"integer yresolution\" 8 " + sensor +
+                                   "\n  \"float whitebalance\" " + wb + "\nWorldBegin\nShape \"sphere\"\n");
+            EXPECT_EQ(m.rfind(tmp("wb.pbrt") + ":2:3: whitebalance " + wb +
+                                  " K: below 195.5 K the white balance "
+                                  "is not finite",
+                              0),
+                      0u)
+                << m;
         }
-    const std::string m = error_of("ratio", "Film \"rgb\" \"float iso\" 1e30 \"float exposuretime\" 1e20\n"
-                                            "WorldBegin\nShape \"sphere\"\n");
+    // pbrt-v4 renders NaN up to 195 K (our transform stays finite down to about 21 K): refused the same
+    EXPECT_NE(error_of("wb195", "Film \"rgb\" \"float whitebalance\" 195\nWorldBegin\nShape \"sphere\"\n")
+                  .find(":1:12: whitebalance 195 K: below 195.5 K"),
+              std::string::npos);
+    EXPECT_NO_THROW(load_pbrt_scene(write_text("wb196.pbrt",
+                                               "Film \"rgb\" \"float whitebalance\" 196\n"
+                                               "WorldBegin\nShape \"sphere\"\n")));
+    const std::string m = error_of("ratio",
+                                   "Film \"rgb\" \"float iso\" 1e30 \"float exposuretime\" 1e20\n"
+                                   "WorldBegin\nShape \"sphere\"\n");
     EXPECT_NE(m.find("the film's imaging ratio (exposure time x iso / 100) = 1e+48 is not a finite 32-bit float"),
               std::string::npos)
         << m;
     EXPECT_EQ(m.rfind(tmp("ratio.pbrt") + ":1:", 0), 0u) << m;
-    LoadedScene ok = load_pbrt_scene(write_text("wb1000.pbrt", "Film \"rgb\" \"float whitebalance\" 1000\n"
-                                                               "WorldBegin\nShape \"sphere\"\n"));
+    LoadedScene ok = load_pbrt_scene(write_text("wb1000.pbrt",
+                                                "Film \"rgb\" \"float whitebalance\" 1000\n"
+                                                "WorldBegin\nShape \"sphere\"\n"));
     for (float v : ok.params.film_matrix) EXPECT_TRUE(std::isfinite(v));
 }
 
@@ -1346,13 +1360,16 @@ TEST(PbrtFinite, EmissionOverflowingAFloatIsAnError) {
                "\nShape \"sphere\"\nAttributeEnd\n";
     };
     std::string m = error_of("L-rgb", area("\"rgb L\" [1e39 1 1]"));
-    EXPECT_EQ(m, tmp("L-rgb.pbrt") + ":6:27: parameter 'L' (rgb) value 0 = 1e+39 is not a finite 32-bit float (at "
-                                     "most 3.4e+38)");
+    EXPECT_EQ(m, tmp("L-rgb.pbrt") +
+                     ":6:27: parameter 'L' (rgb) value 0 = 1e+39 is not a finite 32-bit float (at "
+                     "most 3.4e+38)");
     m = error_of("L-scale", area("\"rgb L\" [1e30 1 1] \"float scale\" 1e10"));
-    EXPECT_EQ(m, tmp("L-scale.pbrt") + ":6:27: 'L' x scale = (1e+40, 1e+10, 1e+10) is not a finite 32-bit float "
-                                       "(at most 3.4e+38 each)");
-    m = error_of("I-scale", std::string(kHeader) + "LightSource \"point\" \"rgb I\" [1e30 1 1] \"float scale\" 1e20\n"
-                                                   "Shape \"sphere\"\n");
+    EXPECT_EQ(m, tmp("L-scale.pbrt") +
+                     ":6:27: 'L' x scale = (1e+40, 1e+10, 1e+10) is not a finite 32-bit float "
+                     "(at most 3.4e+38 each)");
+    m = error_of("I-scale", std::string(kHeader) +
+                                "LightSource \"point\" \"rgb I\" [1e30 1 1] \"float scale\" 1e20\n"
+                                "Shape \"sphere\"\n");
     EXPECT_NE(m.find(":5:21: 'I' x scale = (1e+50,"), std::string::npos) << m;
     write_text("huge.spd", "300 1e300\n900 1e300\n");
     m = error_of("L-spd", area("\"spectrum L\" \"pbrt-huge.spd\""));
@@ -1365,29 +1382,37 @@ TEST(PbrtFinite, EmissionOverflowingAFloatIsAnError) {
 // pbrt-v4 refuses an RGB reflectance or albedo outside [0, 1] (coated albedo 2, a negative reflectance): so do we,
 // at the parameter; a sampled spectrum's values outside it pbrt-v4 takes, and we clamp with a warning.
 TEST(PbrtFinite, ReflectanceOutsideTheUnitRange) {
-    std::string m = error_of("albedo2", std::string(kHeader) + "Material \"coateddiffuse\" \"rgb albedo\" [2 2 2]\n"
-                                                               "Shape \"sphere\"\n");
-    EXPECT_EQ(m, tmp("albedo2.pbrt") + ":5:26: parameter 'albedo' (rgb) = (2, 2, 2): a reflectance (an albedo) must be "
-                                       "in [0, 1] (pbrt-v4 refuses it too)");
-    m = error_of("albedo-neg", std::string(kHeader) + "Material \"coateddiffuse\" \"rgb albedo\" [-0.5 0.5 0.5]\n"
-                                                      "Shape \"sphere\"\n");
+    std::string m = error_of("albedo2", std::string(kHeader) +
+                                            "Material \"coateddiffuse\" \"rgb albedo\" [2 2 2]\n"
+                                            "Shape \"sphere\"\n");
+    EXPECT_EQ(m, tmp("albedo2.pbrt") +
+                     ":5:26: parameter 'albedo' (rgb) = (2, 2, 2): a reflectance (an albedo) must be "
+                     "in [0, 1] (pbrt-v4 refuses it too)");
+    m = error_of("albedo-neg", std::string(kHeader) +
+                                   "Material \"coateddiffuse\" \"rgb albedo\" [-0.5 0.5 0.5]\n"
+                                   "Shape \"sphere\"\n");
     EXPECT_NE(m.find(":5:26: parameter 'albedo' (rgb) = (-0.5, 0.5, 0.5): a reflectance"), std::string::npos) << m;
-    m = error_of("refl-neg", std::string(kHeader) + "Material \"diffuse\" \"rgb reflectance\" [-0.5 0.5 0.5]\n"
-                                                    "Shape \"sphere\"\n");
+    m = error_of("refl-neg", std::string(kHeader) +
+                                 "Material \"diffuse\" \"rgb reflectance\" [-0.5 0.5 0.5]\n"
+                                 "Shape \"sphere\"\n");
     EXPECT_NE(m.find(":5:20: parameter 'reflectance' (rgb) = (-0.5, 0.5, 0.5)"), std::string::npos) << m;
-    LoadedScene w = load("refl-spec2", "Material \"diffuse\" \"spectrum reflectance\" [360 2 830 2]\nShape \"sphere\"\n");
-    EXPECT_TRUE(has_warning(w, ":5:20: parameter 'reflectance' (spectrum): spectrum values from 2 to 2, outside [0, 1]"));
+    LoadedScene w =
+        load("refl-spec2", "Material \"diffuse\" \"spectrum reflectance\" [360 2 830 2]\nShape \"sphere\"\n");
+    EXPECT_TRUE(
+        has_warning(w, ":5:20: parameter 'reflectance' (spectrum): spectrum values from 2 to 2, outside [0, 1]"));
     expect_vec(w.data.lambert.at(0).albedo, vec3(1.0f), 1e-4f);
 }
 
 // A conductor's sampled eta with negative values: pbrt-v4 takes them; the fit here follows their reflectance with a
 // positive index, with a warning naming the parameter (an RGB one stays an error, as in pbrt-v4).
 TEST(PbrtFinite, NegativeSampledEtaWarns) {
-    LoadedScene ls = load("eta-neg", "Material \"conductor\" \"spectrum eta\" [360 -1 830 -1] "
-                                     "\"spectrum k\" [360 1 830 1]\nShape \"sphere\"\n");
+    LoadedScene ls = load("eta-neg",
+                          "Material \"conductor\" \"spectrum eta\" [360 -1 830 -1] "
+                          "\"spectrum k\" [360 1 830 1]\nShape \"sphere\"\n");
     EXPECT_TRUE(has_warning(ls, ":5:22: parameter 'eta' (spectrum): negative values (down to -1)"));
-    const std::string m = error_of("eta-rgb-neg", std::string(kHeader) + "Material \"conductor\" \"rgb eta\" [-1 -1 -1]\n"
-                                                                         "Shape \"sphere\"\n");
+    const std::string m = error_of("eta-rgb-neg", std::string(kHeader) +
+                                                      "Material \"conductor\" \"rgb eta\" [-1 -1 -1]\n"
+                                                      "Shape \"sphere\"\n");
     EXPECT_NE(m.find("eta must be > 0"), std::string::npos) << m;
 }
 
@@ -1398,8 +1423,9 @@ TEST(PbrtSpectra, ZeroBeyondTheSpectrumsWavelengths) {
     const vec3 s = load("short", "Material \"diffuse\" \"spectrum reflectance\" \"pbrt-short.spd\"\nShape \"sphere\"\n")
                        .data.lambert.at(0)
                        .albedo;
-    const vec3 z = load("zeroed", "Material \"diffuse\" \"spectrum reflectance\" [360 1 600 1 600.0001 0 830 0]\n"
-                                  "Shape \"sphere\"\n")
+    const vec3 z = load("zeroed",
+                        "Material \"diffuse\" \"spectrum reflectance\" [360 1 600 1 600.0001 0 830 0]\n"
+                        "Shape \"sphere\"\n")
                        .data.lambert.at(0)
                        .albedo;
     expect_vec(s, z, 2e-3f);
@@ -1428,8 +1454,8 @@ TEST(PbrtSpectra, SpectrumFileIsARegularSmallFileOfFloats) {
 
 // A NUL byte in a quoted name is written as \x00 in the message, which it would otherwise cut off.
 TEST(PbrtErrors, NonPrintableBytesInAMessageAreEscaped) {
-    const std::string m = error_of("nul", std::string(kHeader) + "Material \"dif" + std::string(1, '\0') +
-                                              "fuse\"\nShape \"sphere\"\n");
+    const std::string m =
+        error_of("nul", std::string(kHeader) + "Material \"dif" + std::string(1, '\0') + "fuse\"\nShape \"sphere\"\n");
     EXPECT_NE(m.find("dif\\x00fuse"), std::string::npos) << m;
     EXPECT_EQ(m.find('\0'), std::string::npos);
 }

@@ -547,8 +547,8 @@ SceneData SceneBuilder::build(const SceneBuildOptions& o, const std::string& sou
     try {
         return build_checked(o, bo, forecast);
     } catch (const std::bad_alloc&) {  // (the forecast's margin not enough, or ulimit -v): the phase named
-        throw SceneMemoryError(source + ": out of memory while building the BVH over " +
-                               std::to_string(prims_.size()) + " primitives (forecast " + mib_text(forecast) + ")");
+        throw SceneMemoryError(source + ": out of memory while building the BVH over " + std::to_string(prims_.size()) +
+                               " primitives (forecast " + mib_text(forecast) + ")");
     }
 }
 

@@ -795,7 +795,7 @@ void check_glb_layout(const std::string& path, const std::vector<unsigned char>&
 // byteLength (a file cut after its JSON chunk, its header's length mended, said tinygltf's "Invalid binary data").
 void check_glb_buffer(const std::string& path, const std::vector<unsigned char>& b, const nlohmann::json& bufs) {
     if (bufs.empty() || !bufs[0].is_object() || bufs[0].contains("uri")) return;
-    const uint64_t at = 20 + ((uint64_t(le32(b, 12)) + 3) & ~uint64_t(3));  // (chunks start 4-byte aligned)
+    const uint64_t at = 20 + uint64_t(le32(b, 12));  // (where tinygltf reads it, as check_glb_layout)
     const uint64_t have = at + 8 <= b.size() && std::memcmp(b.data() + at + 4, "BIN", 4) == 0 ? le32(b, size_t(at)) : 0;
     const nlohmann::json& len = bufs[0].contains("byteLength") ? bufs[0]["byteLength"] : nlohmann::json();
     const uint64_t want = len.is_number_unsigned() ? len.get<uint64_t>() : 0;
@@ -892,9 +892,7 @@ GltfImport import_gltf(const std::string& path, const mat4& M, SceneBuilder& b, 
         bytes.clear();
         bytes.shrink_to_fit();
         Importer(path, model, b, out, aspect).run(M);
-    } catch (const SceneError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
+    } catch (const SceneError&) { throw; } catch (const std::bad_alloc&) {
         throw;  // (load_scene_json names the file and the phase)
     } catch (const std::exception& e) { throw SceneError(path + ": " + e.what()); }
     return out;

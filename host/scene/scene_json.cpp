@@ -331,8 +331,9 @@ LoadedScene load_phase(const std::string& path, const LoadOptions& opt, const Sc
     try {
         return f.load(path, opt);
     } catch (const std::bad_alloc&) {
-        throw SceneMemoryError(path + ": out of memory while reading the scene (its parse, meshes, textures and "
-                                      "arrays, before the BVH is built)");
+        throw SceneMemoryError(path +
+                               ": out of memory while reading the scene (its parse, meshes, textures and "
+                               "arrays, before the BVH is built)");
     }
 }
 }  // namespace

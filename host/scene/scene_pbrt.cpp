@@ -527,6 +527,7 @@ private:
     // the film's sensor (pbrt-v4's PixelSensor::Create): ISO, exposure time (the film's "exposuretime" of earlier
     // pbrt-v4 versions, else the camera's shutter interval), white balance (0: none), sensor
     float iso_ = 100.0f, exposure_ = -1.0f, whitebalance_ = 0.0f, shutter_open_ = 0.0f, shutter_close_ = 1.0f;
+    static constexpr float kMinWhiteBalance = 195.5f;  // K (film_sensor)
     std::string sensor_ = "cie1931";
     Loc wb_loc_, ratio_loc_;  // the film's whitebalance, and its iso or exposuretime (the last given), for errors
     vec3 background_{0.0f};
@@ -1392,6 +1393,15 @@ private:
         whitebalance_ = f1(ps, "whitebalance", 0.0f);
         if (whitebalance_ < 0.0f || !std::isfinite(whitebalance_))
             fail(find(ps, "whitebalance")->loc, "whitebalance must be a temperature in kelvin (or 0: none)");
+        // pbrt-v4's white of a blackbody up to 195 K is not a number (its float spectrum overflows) and every pixel
+        // of its render NaN (measured: 195 K NaN, 195.5 K not); ours stays finite down to about 21 K, an image pbrt-v4
+        // never makes: refused, at the parameter
+        if (whitebalance_ > 0.0f && whitebalance_ < kMinWhiteBalance)
+            fail(find(ps, "whitebalance")->loc,
+                 "whitebalance " + num_text(whitebalance_) +
+                     " K: below 195.5 K the white balance is not finite (pbrt-v4's white of a blackbody that cold "
+                     "overflows a float and its render is NaN in every pixel): a temperature of at least 195.5 K, or "
+                     "0 for none");
         sensor_ = s1(ps, "sensor", "cie1931");
         mat3 m;
         if (sensor_ != "cie1931" && !pbrt_sensor_matrix(sensor_, m))

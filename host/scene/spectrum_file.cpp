@@ -40,7 +40,8 @@ bool read_spectrum_file(const std::string& path, std::vector<double>& pairs, std
                 return bad(line, "malformed number '" + printable(word) +
                                      "' (a spectrum file holds numbers: wavelength in nm, value)");
             // (pbrt-v4 reads them as 32-bit floats, and refuses 1e300: "unable to parse float value")
-            if (std::string why = float_range_problem("'" + printable(word) + "'", v); !why.empty()) return bad(line, why);
+            if (std::string why = float_range_problem("'" + printable(word) + "'", v); !why.empty())
+                return bad(line, why);
             if (pairs.size() % 2 == 0 && !pairs.empty() && v <= pairs[pairs.size() - 2]) {
                 std::ostringstream m;
                 m << "wavelength " << v << " is not greater than the one before it (" << pairs[pairs.size() - 2]
