@@ -1346,6 +1346,12 @@ TEST(PbrtFinite, FilmMatrixIsFiniteOrAnErrorAtItsParameter) {
               std::string::npos)
         << m;
     EXPECT_EQ(m.rfind(tmp("ratio.pbrt") + ":1:", 0), 0u) << m;
+    // a finite transform whose brightest pixel would overflow (each sample is clamped to 1e6): refused the same
+    const std::string big = error_of("ratio-big", "Film \"rgb\" \"float iso\" 1e34\nWorldBegin\nShape \"sphere\"\n");
+    EXPECT_NE(big.find(":1:12: the film's colour transform (imaging ratio x sensor x white balance) reaches 1e+32: a "
+                       "pixel as bright as the film holds (1e+06, its per-sample clamp) would overflow a float"),
+              std::string::npos)
+        << big;
     LoadedScene ok = load_pbrt_scene(write_text("wb1000.pbrt",
                                                 "Film \"rgb\" \"float whitebalance\" 1000\n"
                                                 "WorldBegin\nShape \"sphere\"\n"));

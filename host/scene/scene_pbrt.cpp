@@ -35,6 +35,7 @@
 #include "host/scene/pbrt_film.h"
 #include "host/scene/pbrt_tokenizer.h"
 #include "host/scene/spectrum_file.h"
+#include "kernels/film.h"
 #include <glm/gtc/matrix_transform.hpp>
 
 namespace wp {
@@ -1448,6 +1449,17 @@ private:
             if (!finite3(m[c]))
                 fail(wb_loc_.line ? wb_loc_ : ratio_loc_,
                      "the film's colour transform (imaging ratio x sensor x white balance) is not finite");
+        // a pixel's mean is at most kFilmMaxSample a channel (every sample is clamped to it): a transform of at most
+        // FLT_MAX / (4 kFilmMaxSample) keeps every pixel finite (iso 3e38 made Inf pixels of a finite transform)
+        float biggest = 0.0f;
+        for (int c = 0; c < 3; ++c)
+            for (int r = 0; r < 3; ++r) biggest = std::max(biggest, std::fabs(m[c][r]));
+        const float most = 3.4e38f / (4.0f * kFilmMaxSample);
+        if (biggest > most)
+            fail(ratio_loc_.line ? ratio_loc_ : wb_loc_,
+                 "the film's colour transform (imaging ratio x sensor x white balance) reaches " + num_text(biggest) +
+                     ": a pixel as bright as the film holds (" + num_text(kFilmMaxSample) +
+                     ", its per-sample clamp) would overflow a float (at most " + num_text(most) + ")");
     }
     static std::string num_text(double v) {
         std::ostringstream o;
