@@ -324,6 +324,20 @@ const std::vector<SceneFormat>& scene_formats() {
     return formats;
 }
 
+namespace {
+// One format's load, with a std::bad_alloc in it reported as a SceneMemoryError naming the file and the phase (the
+// tree's build names its own: SceneBuilder::build), not a bare "std::bad_alloc".
+LoadedScene load_phase(const std::string& path, const LoadOptions& opt, const SceneFormat& f) {
+    try {
+        return f.load(path, opt);
+    } catch (const std::bad_alloc&) {
+        throw SceneMemoryError(path +
+                               ": out of memory while reading the scene (its parse, meshes, textures and "
+                               "arrays, before the BVH is built)");
+    }
+}
+}  // namespace
+
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
     refuse_folder(path);
     std::string list;
@@ -331,7 +345,7 @@ LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
         if (ends_with(path, f.extension)) {
             const auto t0 = std::chrono::steady_clock::now();
             const double cpu0 = process_cpu_seconds();
-            LoadedScene ls = f.load(path, opt);
+            LoadedScene ls = load_phase(path, opt, f);
             ls.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             ls.load_cpu_seconds = process_cpu_seconds() - cpu0;
             // --strict: a warning of any loader (the Tungsten loader's fail where they arise) is an error
@@ -457,7 +471,11 @@ void read_environment(NativeScene& s, const json& root) {
     } catch (const ImageError& err) { c.fail("/environment/file", err.what()); }
     vec3 sc = c.v3(e, "scale", "/environment", vec3(1.0f));
     if (glm::min(sc.x, glm::min(sc.y, sc.z)) < 0.0f) c.fail("/environment/scale", "must not be negative");
-    for (F4& t : im.texels) t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+    for (F4& t : im.texels) {
+        t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+        if (!std::isfinite(t.x) || !std::isfinite(t.y) || !std::isfinite(t.z))
+            c.fail("/environment/scale", "a texel x scale is not a finite 32-bit float");
+    }
     s.b.set_environment(std::move(im.texels), im.width, im.height, c.num(e, "rotation", "/environment", 0.0f));
 }
 
