@@ -77,9 +77,8 @@ struct RenderSettings {
     bool devices_given = false;
 };
 
-// Overrides applied to a loaded scene; a new width or height sets the camera's aspect to match.
-inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
-    RenderParams& rp = ls.params;
+// Overrides applied to a scene's settings and camera; a new width or height sets the camera's aspect to match.
+inline void apply_overrides(RenderParams& rp, CameraData& camera, const SceneOverrides& o) {
 #define WP_OVERRIDE_APPLY(K, member, n, ...) \
     if (o.n) WP_OVERRIDE_APPLY_##K(rp, rp.member, *o.n);
 #define WP_OVERRIDE_APPLY_WHOLE(rp, member, v) member = v
@@ -90,8 +89,9 @@ inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
 #define WP_OVERRIDE_APPLY_CHOICE(rp, member, v) member = v
     WP_RENDER_SETTINGS(WP_OVERRIDE_APPLY)
 #undef WP_OVERRIDE_APPLY
-    if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
+    if (o.width || o.height) camera.aspect = float(rp.width) / float(rp.height);
 }
+inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) { apply_overrides(ls.params, ls.data.camera, o); }
 
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result
 // checked against the render limits. Throws SceneError naming the file: "<path>: max_depth 5000 out of range
@@ -102,6 +102,18 @@ inline LoadedScene load_render_scene(const std::string& path, const SceneOverrid
     if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
     ls.params = crop_for_render(ls.params);  // (the renderers' form of a crop: width x height the crop's)
     return ls;
+}
+
+// A loaded scene's settings (load_render_scene's: a crop in the renderers' form) with more overrides, for another
+// render of the same scene (the Python module's render(settings=...)): the settings as given (crop_settings), the
+// overrides applied (a new width or height: `camera`'s aspect too), the limits checked, a crop in the renderers'
+// form. Throws SceneError naming `path`, as load_render_scene.
+inline RenderParams override_loaded(const std::string& path, const RenderParams& loaded, CameraData& camera,
+                                    const SceneOverrides& o) {
+    RenderParams rp = crop_settings(loaded);
+    apply_overrides(rp, camera, o);
+    if (std::string why = render_limits_problem(rp); !why.empty()) throw SceneError(path + ": " + why);
+    return crop_for_render(rp);
 }
 
 // The load's phases, wall clock: "loading scenes/dragon.json: parse 0.41 s, BVH 500002 primitives in 0.62 s
