@@ -47,6 +47,8 @@ def setting_names():
 
 def _setting_text(name, value):
     """A setting's value as the command line's --set takes it: True/False as 1/0, a crop (x0, y0, x1, y1) joined."""
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # a NumPy scalar
+        value = value.item()
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, (list, tuple)):
@@ -54,6 +56,22 @@ def _setting_text(name, value):
     if isinstance(value, (int, float, str)):
         return str(value)
     raise TypeError("setting %s: %r is not a number, a string, a bool or a crop tuple" % (name, value))
+
+
+def _json_value(x):
+    """NumPy values in a dict scene, as JSON takes them (json.dumps' default=)."""
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    raise TypeError("a scene dict holds %r, which is not a JSON value" % (x,))
+
+
+def _resources():
+    """ptxas's per-kernel report for bench(): beside the module (pip install), else in its build folder."""
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    for p in (_os.path.join(here, "kernel_resources.txt"), _os.path.join(here, "..", "..", "kernel_resources.txt")):
+        if _os.path.isfile(p):
+            return _os.path.normpath(p)
+    return ""
 
 
 def _settings(settings):
@@ -163,7 +181,7 @@ def load(scene, *, strict=False, name=None, base_dir=None, **settings):
     if isinstance(scene, dict):
         label = name or "<dict>"
         path = _os.path.join(base_dir, label) if base_dir else label
-        native = _wavepath.load_text(_json.dumps(scene), path, _settings(settings), bool(strict))
+        native = _wavepath.load_text(_json.dumps(scene, default=_json_value), path, _settings(settings), bool(strict))
     elif isinstance(scene, (str, _os.PathLike)):
         if name is not None or base_dir is not None:
             raise TypeError("load(): name= and base_dir= are for a dict scene, not a file")
@@ -182,13 +200,15 @@ def bench(scenes=None, *, backend="auto", modes=("wavefront", "megakernel"), set
     doc["scenes"], one per scene, each with its "modes". scenes: paths (None: the benchmark set, as the command's);
     the options are the command's (--backend, --modes, --set as settings, --repeat, --warmup, --no-raycast as
     raycast=False, --raycast-spp, --no-queue-stats, --no-kernel-timing, --reference (a file or "auto"), --spp-list,
-    --reference-spp, --target-relmse, --resources, --threads). The table is printed on stdout as the command's."""
+    --reference-spp, --target-relmse, --resources (default: the build's kernel_resources.txt, installed beside the
+    module), --threads). The table is printed on stdout as the command's. Ctrl-C stops the render in flight (the
+    remaining ones stop at once) and raises KeyboardInterrupt."""
     if isinstance(scenes, (str, _os.PathLike)):
         scenes = [scenes]
     text, notes = _wavepath.bench([_os.fspath(s) for s in (scenes or [])], backend, list(modes), _settings(settings),
                                   int(repeat), int(warmup), bool(raycast), int(raycast_spp), bool(queue_stats),
                                   bool(kernel_timing), reference or "", [int(n) for n in spp_list],
-                                  int(reference_spp), float(target_relmse), resources or "", int(threads), None)
+                                  int(reference_spp), float(target_relmse), resources or _resources(), int(threads), None)
     for n in notes:
         _warnings.warn(n, RuntimeWarning, 2)
     return _json.loads(text)
