@@ -165,11 +165,16 @@ Mode mode_of(const std::string& m, Backend be) {
 uint32_t aov_bits_of(const std::vector<std::string>& names) {
     uint32_t bits = 0;
     for (const std::string& a : names) {
-        if (a == "albedo") bits |= kAovAlbedo;
-        else if (a == "normal") bits |= kAovNormal;
-        else if (a == "depth") bits |= kAovDepth;
-        else if (a == "position") bits |= kAovPosition;
-        else throw std::invalid_argument("unknown AOV '" + a + "' (albedo, normal, depth, position)");
+        if (a == "albedo")
+            bits |= kAovAlbedo;
+        else if (a == "normal")
+            bits |= kAovNormal;
+        else if (a == "depth")
+            bits |= kAovDepth;
+        else if (a == "position")
+            bits |= kAovPosition;
+        else
+            throw std::invalid_argument("unknown AOV '" + a + "' (albedo, normal, depth, position)");
     }
     return bits;
 }
@@ -379,8 +384,9 @@ std::pair<std::string, std::vector<std::string>> run_bench_py(const BenchArgs& a
 
 NB_MODULE(_wavepath, m) {
     using namespace wp;
-    m.doc() = "wavepath's native module: scenes loaded by the host loaders, rendered by its CPU and GPU backends "
-              "(use the `wavepath` package, which wraps it)";
+    m.doc() =
+        "wavepath's native module: scenes loaded by the host loaders, rendered by its CPU and GPU backends "
+        "(use the `wavepath` package, which wraps it)";
     nb::exception<SceneError>(m, "SceneError", PyExc_ValueError);
     nb::exception<SceneMemoryError>(m, "SceneMemoryError", PyExc_MemoryError);
 #ifdef WP_PY_HAVE_CUDA
@@ -394,8 +400,8 @@ NB_MODULE(_wavepath, m) {
                             "table and (wavefront) the queues")
         .def_ro("backend", &RenderStats::backend, "'cpu' or 'gpu'")
         .def_ro("device", &RenderStats::device, "the device's name")
-        .def_prop_ro("mode", [](const RenderStats& s) { return std::string(mode_name(s.mode)); },
-                     "'wavefront' or 'megakernel'")
+        .def_prop_ro(
+            "mode", [](const RenderStats& s) { return std::string(mode_name(s.mode)); }, "'wavefront' or 'megakernel'")
         .def_ro("render_ms", &RenderStats::render_ms,
                 "first launch to last result (GPU: CUDA events; CPU: wall clock), without the scene's upload")
         .def_ro("setup_ms", &RenderStats::setup_ms, "GPU: the schedule's setup before its first launch")
@@ -450,10 +456,9 @@ NB_MODULE(_wavepath, m) {
         .def_prop_ro("lights", [](const PyScene& s) { return s.ls.data.lights.size(); })
         .def_prop_ro("textures", [](const PyScene& s) { return s.ls.data.textures.size(); })
         .def_prop_ro("features", [](const PyScene& s) { return feature_flags(s.ls.data.features()); })
-        .def_prop_ro("feature_set",
-                     [](const PyScene& s) {
-                         return std::string(feature_set_name(feature_set_for(s.ls.data.features())));
-                     })
+        .def_prop_ro(
+            "feature_set",
+            [](const PyScene& s) { return std::string(feature_set_name(feature_set_for(s.ls.data.features()))); })
         .def_prop_ro("bytes", [](const PyScene& s) { return scene_device_bytes(s.ls.data); })
         .def_prop_ro("bytes_text",
                      [](const PyScene& s) {
@@ -518,7 +523,8 @@ NB_MODULE(_wavepath, m) {
         },
         "(whether a CUDA GPU is present and the build has the GPU backend, its name)");
     m.def(
-        "setting_names", []() {
+        "setting_names",
+        []() {
             std::vector<std::string> v;
             for (const SettingInfo& s : render_settings()) v.push_back(s.name);
             return v;
