@@ -288,6 +288,18 @@ nb::dict material_counts(const SceneData& d) {
     return m;
 }
 
+nb::dict light_counts(const SceneData& d) {
+    size_t n[4] = {0, 0, 0, 0};
+    for (const Light& l : d.lights) ++n[l.type < 4 ? l.type : 0];
+    nb::dict m;
+    m["area"] = n[kLightArea];
+    m["point"] = n[kLightPoint];
+    m["spot"] = n[kLightSpot];
+    m["distant"] = n[kLightDistant];
+    m["environment_map"] = size_t(d.env_width > 0);
+    return m;
+}
+
 nb::dict feature_flags(uint32_t f) {
     nb::dict d;
 #define WP_PY_FEATURE(bit, name) d[name] = bool(f & (bit));
@@ -454,6 +466,7 @@ NB_MODULE(_wavepath, m) {
         .def_prop_ro("bvh_depth", [](const PyScene& s) { return s.ls.data.bvh_depth; })
         .def_prop_ro("materials", [](const PyScene& s) { return material_counts(s.ls.data); })
         .def_prop_ro("lights", [](const PyScene& s) { return s.ls.data.lights.size(); })
+        .def_prop_ro("lights_by_type", [](const PyScene& s) { return light_counts(s.ls.data); })
         .def_prop_ro("textures", [](const PyScene& s) { return s.ls.data.textures.size(); })
         .def_prop_ro("features", [](const PyScene& s) { return feature_flags(s.ls.data.features()); })
         .def_prop_ro(

@@ -119,6 +119,8 @@ class Scene:
     materials = property(lambda self: dict(self._s.materials),
                          doc="material records by family: lambert, conductor, dielectric, principled, layered, bumped")
     lights = property(lambda self: self._s.lights, doc="lights in the light table (area and delta lights)")
+    lights_by_type = property(lambda self: dict(self._s.lights_by_type),
+                              doc="the light table by kind: area, point, spot, distant; environment_map 0 or 1")
     textures = property(lambda self: self._s.textures, doc="textures")
     features = property(lambda self: dict(self._s.features),
                         doc="the features the scene uses (kernels/features.h), name -> bool")

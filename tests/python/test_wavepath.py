@@ -132,6 +132,7 @@ def test_scene_facts_match_cli():
     scene = wavepath.load(CORNELL)
     assert scene.resolution == (512, 512) and scene.spp == 64 and scene.max_depth == 65
     assert scene.lights > 0 and scene.materials["lambert"] >= 3 and scene.bytes > 0
+    assert scene.lights_by_type["area"] == scene.lights and scene.lights_by_type["point"] == 0
     assert scene.features["lambert"] and scene.feature_set in ("spheres", "general", "layered", "all")
     assert scene.load_seconds >= scene.bvh_seconds >= 0
     err = cli("render", CORNELL, "--backend", "cpu", "--width", 8, "--height", 8, "--spp", 1, "--stats", "-o",
