@@ -96,12 +96,16 @@ inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) { apply_ov
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result
 // checked against the render limits. Throws SceneError naming the file: "<path>: max_depth 5000 out of range
 // (1 to 1024)".
-inline LoadedScene load_render_scene(const std::string& path, const SceneOverrides& o, const LoadOptions& lo = {}) {
-    LoadedScene ls = load_scene_json(path, lo);
+// ready_render_scene is its second half, for a scene loaded otherwise (the Python module's dicts:
+// load_scene_json_text).
+inline LoadedScene ready_render_scene(LoadedScene ls, const std::string& path, const SceneOverrides& o) {
     apply_overrides(ls, o);
     if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
     ls.params = crop_for_render(ls.params);  // (the renderers' form of a crop: width x height the crop's)
     return ls;
+}
+inline LoadedScene load_render_scene(const std::string& path, const SceneOverrides& o, const LoadOptions& lo = {}) {
+    return ready_render_scene(load_scene_json(path, lo), path, o);
 }
 
 // A loaded scene's settings (load_render_scene's: a crop in the renderers' form) with more overrides, for another

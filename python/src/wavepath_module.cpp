@@ -70,11 +70,7 @@ PyScene load_text(const std::string& text, const std::string& path, const Settin
     lo.strict = strict;
     const SceneOverrides o = overrides_of(settings);
     nb::gil_scoped_release release;
-    PyScene s{path, load_scene_json_text(text, path, lo)};
-    apply_overrides(s.ls, o);
-    if (std::string why = render_limits_problem(s.ls.params); !why.empty()) throw SceneError(path + ": " + why);
-    s.ls.params = crop_for_render(s.ls.params);
-    return s;
+    return PyScene{path, ready_render_scene(load_scene_json_text(text, path, lo), path, o)};
 }
 
 // Work that a Python call waits for: run on a thread of its own with the GIL released; every 50 ms the calling
