@@ -33,7 +33,7 @@ WP_HD float cull_t(float t) { return t * kCullSlack; }
 // an absolute one, the rounding of -o * inv, at most half an ulp of the origin's coordinate in world space, which the
 // builder's padding of every box covers (BVHBuildOptions::pad_ulps). Together every computed slab interval holds
 // the exact one, so a ray meeting a primitive on its box's face (a seam between flat boxes) cannot slip through
-// (profiling/LOG.md entries 36, 37).
+// (docs/DECISIONS.md: box-padding).
 constexpr float kSlabWiden = 1.0f + 1.0f / 1048576.0f;
 
 // Slab test of both children of a node: t0, t1 their entry distances, hit0, hit1 whether the ray enters them
@@ -209,14 +209,12 @@ WP_HD Hit traverse_ww(const SceneView& s, const Ray& r, float tmin, float tmax, 
     return hit;
 }
 
-// Binary-tree traversal. Closest hit: the Aila-Laine while-while traversal (kernels/bvh.h traverse_ww; Sponza's
-// diffuse rays 2.1x faster than traverse(), profiling/LOG.md entry 19, where the option to build without it was
-// measured and later removed).
+// Binary-tree traversal. Closest hit: the Aila-Laine while-while traversal (kernels/bvh.h traverse_ww;
+// docs/DECISIONS.md: while-while).
 // Any hit: traverse_ww as well when kAnyHitWW, else traverse(), which intersects a leaf as soon as it meets one,
 // so an occluded shadow ray stops at once instead of waiting for its warp's other lanes to find leaves. The
-// wavefront's shadow kernel takes traverse() (11% faster on Cornell, 7% on the dragon, 2% on Sponza, 3% slower on
-// the helmet); the megakernel and the drain (finish_path) keep one traversal, traverse_ww, for both (with the two
-// inlined the megakernel was 3% slower on Sponza and the dragon): profiling/LOG.md entry 25. Same hits either way.
+// wavefront's shadow kernel takes traverse(); the megakernel and the drain (finish_path) keep one traversal,
+// traverse_ww, for both, so that one is inlined (docs/DECISIONS.md: shadow-traversal). Same hits either way.
 template <bool kAnyHit, bool kAnyHitWW = false, uint32_t F = kFeaturesAll>
 WP_HD Hit traverse2(const SceneView& s, const Ray& r, float tmin, float tmax) {
     if constexpr (!kAnyHit || kAnyHitWW)

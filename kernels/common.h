@@ -92,7 +92,7 @@ WP_HD float safe_sqrt(float x) { return sqrtf(glm::max(x, 0.0f)); }
 // wavefront's kernels are compiled without implicit contraction (-fmad=false, CMakeLists.txt), so these are the
 // only fused operations there: the primitive tests, surface points, the shading frame, BSDFs, lights and textures
 // use them wherever a product feeds a sum (a ray's hit and a path's contribution do not depend on the kernel that
-// computes them; LOG entries 50, 51). Each keeps the host expression's order of operations.
+// computes them; docs/DECISIONS.md: explicit-fma). Each keeps the host expression's order of operations.
 WP_HD float fmadd(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
     return __fmaf_rn(a, b, c);

@@ -47,25 +47,20 @@ constexpr uint32_t kFeaturesSpheres = kFeatSpheres | kFeatLambert | kFeatConduct
 // Bump mapping is left out of this set and the next two for the same reason: a bumped scene (pbrt-v4's
 // "displacement") runs the set that holds everything.
 constexpr uint32_t kFeaturesGeneral = kFeaturesAll & ~uint32_t(kFeatLayered | kFeatDiffuseTransmission | kFeatBump);
-// The coated materials without pbrt-v4's diffuse transmission: compiled into the layered kernels it cost the coated
-// scenes without it 1.8-3.6% (more spills in shade and the megakernel; H100, LOG entries 60 and 61), so the scenes
-// that have it (the living room) run kernels of their own, kFeaturesTransmission.
+// The coated materials without pbrt-v4's diffuse transmission: compiled into the layered kernels it costs the coated
+// scenes without it spills in shade and the megakernel, so the scenes that have it (the living room) run kernels of
+// their own, kFeaturesTransmission (docs/DECISIONS.md: set-layered).
 constexpr uint32_t kFeaturesLayered = kFeaturesAll & ~uint32_t(kFeatDiffuseTransmission | kFeatBump);
 // Everything but bump mapping: compiled in, the bump map and pbrt-v4's side rules for bumped surfaces
-// (kernels/stages.h) raised this set's spills in shade from 1236 to 1296 bytes of stores and in the megakernel from
-// 1430 to 1490 (ptxas -v, sm_90), so the scenes without bumps keep the kernels they had.
+// (kernels/stages.h) raise this set's spills in shade and the megakernel, so the scenes without bumps keep the
+// kernels they had (docs/DECISIONS.md: set-transmission).
 constexpr uint32_t kFeaturesTransmission = kFeaturesAll & ~uint32_t(kFeatBump);
 // The sets, smallest first, each once with its name (the bench's "feature set", the JSON's) and the register budgets
 // of its shade, megakernel and drain kernels, as __launch_bounds__'s minimum resident blocks of 128 threads per SM
 // (0: the build's default, CMake's WAVEPATH_SHADE_MIN_BLOCKS and WAVEPATH_MEGAKERNEL_MIN_BLOCKS, 7). kFeatureSets,
 // feature_set_name, the budgets (kernels/gpu_stages.h) and every kernel's instance table (kernels/kernel_variants.h)
-// are made from this list. Budgets measured: the spheres set's at 8 (64 registers: shade's choice unbounded; the
-// megakernel's without spills where it would take 80, RTIOW's megakernel 2.5% faster, LOG entry 43); the general
-// shade at 7 (72 registers, no spills; unbounded it takes 80): 6% faster on the dragon and Sponza, 2% slower on the
-// Cornell box (LOG entry 52); the general megakernel at 7 (72 registers, ~360 bytes of spills, against 96 and 8 at 5):
-// 2-10% faster on every general scene (LOG entry 52); the drain at 5 (96 registers): at 6 and 7 the spills cost it
-// 2-19% (LOG entry 52); the coated sets' whole shade at 7 (1192 bytes of spills): 4 and 2 were 1-10% slower (LOG
-// entry 58; their scenes shade by family: the layered family's budget below).
+// are made from this list. Each budget is the one its kernel measured fastest at: docs/DECISIONS.md: budget-spheres,
+// budget-general, budget-coated (the coated scenes shade by family: the layered family's budget below).
 #define WP_FEATURE_SETS(X)                                    \
     X(kFeaturesSpheres, "spheres", 8, 8, 8)                   \
     X(kFeaturesGeneral, "general", 0, 0, 5)                   \
@@ -104,7 +99,7 @@ inline const char* feature_set_name(uint32_t set) {
 // material. Family 0 collects the misses (the environment). The family of a hit is 1 + its material's type, the
 // material key of kernels/wavefront_queues.h.
 // Each with the register budget of its kernel (minimum resident blocks per SM, as the sets'; 0: the build's
-// default): measured in profiling/LOG.md entry 66.
+// default): docs/DECISIONS.md: budget-coated.
 #define WP_SHADE_FAMILIES(X)                        \
     X(Miss, "miss", 0u, 0)                          \
     X(Lambert, "lambert", kFeatLambert, 0)          \
@@ -173,12 +168,10 @@ constexpr uint32_t shade_single_family(uint32_t features) {
     return f;
 }
 // Whether the wavefront shades by family (extend fills the family queues; one shade kernel per family): where a
-// scene has the coated (layered) materials and another family. Measured on an H100 (profiling/LOG.md entry 66): the
-// coated scenes' frames 2.0-2.4x faster (their random walks no longer cost every other material's paths their
-// registers and spills), but the scenes of cheap materials only slower (RTIOW 1.46x, veach-ajar 1.07x: a launch per
-// family over the iteration's blocks and the paths read through their queue's indices), the dragon 1.02x faster. A
-// scene of one family runs that family's kernel over every path (its misses too), with no queues to fill; the others
-// the whole set's kernel, as before.
+// scene has the coated (layered) materials and another family, whose paths then no longer pay the random walks'
+// registers and spills; scenes of cheap materials only would pay a launch per family and the queues' indices
+// (docs/DECISIONS.md: shade-by-family). A scene of one family runs that family's kernel over every path (its misses
+// too), with no queues to fill; the others the whole set's kernel, as before.
 constexpr bool shade_by_family(uint32_t features) {
     const uint32_t m = families_of(features) & ~(1u << kFamilyMiss);
     return (features & kFeatLayered) != 0u && (m & (m - 1u)) != 0u;

@@ -114,7 +114,7 @@ WP_HD bool intersect_sphere(const Ray& r, vec3 c, float radius, float tmin, floa
 // The routines' multiply-adds are explicit fused operations on the device (fmadd, dot_fma, cross_fma of
 // kernels/common.h; the sphere's FP64 branch likewise), so nvcc's contraction, which depends on the code around
 // them, cannot round a ray's hit differently in the persistent extend, one thread per ray, the drain or the
-// megakernel (Gpu.PersistentTraversalMatchesOneThreadPerRay: bit for bit; profiling/LOG.md entry 50).
+// megakernel (Gpu.PersistentTraversalMatchesOneThreadPerRay: bit for bit; docs/DECISIONS.md: explicit-fma).
 template <uint32_t F = kFeaturesAll>
 WP_HD bool intersect_prim(const PrimArrays& P, uint32_t i, const Ray& r, float tmin, Hit& hit) {
     constexpr bool kSpheres = has_feature<F>(kFeatSpheres), kFlat = has_feature<F>(kFeatTriangles);

@@ -18,7 +18,8 @@ namespace wp {
 
 constexpr unsigned kStageBlock = 128;
 // Register budget of the traversal kernels (extend, shadow): -DWAVEPATH_TRAVERSAL_MIN_BLOCKS=N asks ptxas for
-// N resident blocks of kStageBlock threads per SM (__launch_bounds__); unset, ptxas chooses (profiling/LOG.md).
+// N resident blocks of kStageBlock threads per SM (__launch_bounds__); unset, ptxas chooses (docs/DECISIONS.md:
+// traversal-budget).
 #if defined(WP_TRAVERSAL_MIN_BLOCKS) && WP_TRAVERSAL_MIN_BLOCKS > 0
 #define WP_TRAVERSAL_BOUNDS __launch_bounds__(kStageBlock, WP_TRAVERSAL_MIN_BLOCKS)
 #else

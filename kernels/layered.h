@@ -18,6 +18,7 @@
 #ifndef WP_BSDF_COMPONENTS_DEFINED
 #error "kernels/layered.h is included by kernels/bsdf.h (after the components it builds on): include bsdf.h"
 #endif
+#include "media.h"
 #include "rng.h"
 
 namespace wp {
@@ -225,25 +226,7 @@ WP_HD float layer_tr(float dz, vec3 w) {
     if (fabsf(dz) <= 1.17549435e-38f) return 1.0f;
     return expf(-fabsf(dz / w.z));
 }
-// Henyey-Greenstein (pbrt-v4's convention: wo and wi both point away from the scattering point; g > 0 forward).
-WP_HD float hg_phase(float cos_t, float g) {
-    g = glm::clamp(g, -0.99f, 0.99f);
-    const float denom = fmadd(2.0f * g, cos_t, fmadd(g, g, 1.0f));
-    return (1.0f / (4.0f * kPi)) * fmadd(-g, g, 1.0f) / (denom * safe_sqrt(denom));
-}
-// Samples wi for wo; the phase value equals the pdf.
-WP_HD vec3 hg_sample(vec3 wo, float g, vec2 u, float& pdf) {
-    g = glm::clamp(g, -0.99f, 0.99f);
-    float cos_t;
-    if (fabsf(g) < 1e-3f)
-        cos_t = fmadd(-2.0f, u.x, 1.0f);
-    else
-        cos_t = -1.0f / (2.0f * g) * (1.0f + g * g - sqr((1.0f - g * g) / (1.0f + g - 2.0f * g * u.x)));
-    const float sin_t = safe_sqrt(fmadd(-cos_t, cos_t, 1.0f)), phi = 2.0f * kPi * u.y;
-    const Frame fr = Frame::from_normal(wo);
-    pdf = hg_phase(cos_t, g);
-    return fr.to_world(vec3(sin_t * cosf(phi), sin_t * sinf(phi), cos_t));
-}
+// Its scattering: Henyey-Greenstein, hg_phase and hg_sample (kernels/media.h).
 
 // ---- the layered BSDF ----
 struct Layered {

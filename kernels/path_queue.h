@@ -12,8 +12,7 @@ enum PathFlags : uint32_t { kPrevDelta = 1u };
 
 // A path in flight, 52 bytes: ray origin + solid-angle pdf of the BSDF sample that made the ray, direction + pixel,
 // throughput + sample, depth (segments traced before the current ray, at most 1024: render_limits_problem) and
-// flags in one word. (64 bytes, with (pixel, sample, depth, flags) a record of its own, until profiling/LOG.md
-// entry 38: generate and shade move every byte of it.)
+// flags in one word: generate and shade move every byte of it (docs/DECISIONS.md: path-record).
 #define WP_PATH_MEMBERS(M)                \
     M(vec3, origin, o_pdf, xyz)           \
     M(float, pdf_prev, o_pdf, w)          \

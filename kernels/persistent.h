@@ -51,8 +51,8 @@ __device__ inline uint32_t warp_fetch(uint32_t* fetch, unsigned need, uint32_t n
 
 // The while-while closest-hit traversal of traverse_ww (kernels/bvh.h) over items [0, n) of a queue, persistent:
 // ray_of(i, r, tmin, tmax) gives item i's ray, done(i, hit) takes its result. A warp refills when at least `refill`
-// (1-32) of its lanes are idle. All 32 lanes of every warp must call it (block size a multiple of 32). (Any-hit
-// rays made persistent were slower, with this traversal and with the single loop: profiling/LOG.md entries 26, 28.)
+// (1-32) of its lanes are idle. All 32 lanes of every warp must call it (block size a multiple of 32). (Closest-hit
+// rays only: docs/DECISIONS.md: refill.)
 template <uint32_t F, class RayOf, class Done>
 __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const FetchCounters& c, uint32_t refill,
                                        RayOf&& ray_of, Done&& done) {
@@ -99,9 +99,8 @@ __device__ void traverse_ww_persistent(const SceneView& s, uint32_t n, const Fet
 // for the megakernel, a queued one for the wavefront's drain), run segment by segment (path_segment, the loop body
 // of finish_path in kernels/stages.h). A lane whose path ends starts the next item at once; a warp takes 32
 // consecutive items at a time. on_segment(depth, has_shadow) sees each segment; ext and shadow count the rays.
-// (Lanes that also shade and start their next ray while others still traverse, the persistent extend's refill inside
-// the megakernel, were slower: profiling/LOG.md entry 43.) F: the features compiled in (kernels/features.h). All 32
-// lanes of every warp must call it.
+// (No refill of traversing lanes inside it: docs/DECISIONS.md: persistent-megakernel.) F: the features compiled in
+// (kernels/features.h). All 32 lanes of every warp must call it.
 template <uint32_t F, class Start, class OnSegment>
 __device__ void run_paths_persistent(const SceneView& s, const RenderParams& rp, const FilmView& film, uint32_t n,
                                      const FetchCounters& c, Start&& start, OnSegment&& on_segment, uint32_t& ext,

@@ -11,7 +11,7 @@ namespace wp {
 constexpr int kRayKeyCellBits = 7;                    // 128 cells per axis
 constexpr int kRayKeyBits = 3 * kRayKeyCellBits + 3;  // Morton code, then the octant above it
 // An empty slot of the shadow queue: the largest key, not a bit of its own, so that the radix sort looks at 24 bits
-// (three 8-bit passes, not four: the sorts 15-17% cheaper, sorted frames 2.4-4.3% shorter, H100, LOG entry 64). A
+// (three 8-bit passes, not four: docs/DECISIONS.md: ray-key). A
 // ray may have this key too (octant 7, the last cell); the sort is stable and the empty slots follow every ray in
 // the queue, so they still sort last.
 constexpr uint32_t kRayKeyNone = (1u << kRayKeyBits) - 1u;
@@ -40,10 +40,8 @@ WP_HD uint32_t ray_key_morton(const SceneView& s, vec3 p) {
 }
 
 // The key of a ray from o in direction d. The origin, not an estimate of the end point (the origin plus the direction
-// times a quarter of the scene's diagonal for extension rays, the light sample's point for shadow rays): on Sponza the
-// end point keys traced the shadow rays 2.3x slower than the origin keys, extension rays 13% slower (H100, LOG entry
-// 58). 128 cells per axis: coarser grids (32, 16; fewer radix passes) sorted faster and traced slower, Sponza's frame
-// 2-4% longer.
+// times a quarter of the scene's diagonal for extension rays, the light sample's point for shadow rays), and 128
+// cells per axis, not coarser grids of fewer radix passes: both traced faster (docs/DECISIONS.md: ray-key).
 WP_HD uint32_t ray_sort_key(const SceneView& s, vec3 o, vec3 d) {
     const uint32_t octant = (d.x < 0.0f ? 1u : 0u) | (d.y < 0.0f ? 2u : 0u) | (d.z < 0.0f ? 4u : 0u);
     return (octant << (3 * kRayKeyCellBits)) | ray_key_morton(s, o);

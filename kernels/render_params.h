@@ -1,11 +1,12 @@
 // The per-render settings, declared once (in the spirit of Cycles' NODE_DEFINE/SOCKET_* and pbrt-v4's options.h):
 // WP_RENDER_SETTINGS below names every setting with its kind, RenderParams member, name, the struct's initial value,
 // the default a scene file that does not give it gets, its range, the command-line flag and the help text. From it
-// come RenderParams' members (here), the command line's options and --set, the render limits, the scene overrides
-// and the native scene file's render block keys (host/app/render_setup.h, host/scene/scene_json.cpp), the film
-// header's fields and the image metadata (host/scene/render_settings.cpp, film_file.cpp), the film's settings a
-// resume takes where the command line gives none (host/app/main.cpp) and docs/OPTIONS.md (a test compares it with
-// `wavepath settings --markdown`). A new setting is one line of the list and its use.
+// come RenderParams' members (here) and, through host/scene/render_settings.cpp (each setting kind's text and JSON
+// forms, range, equality and copy, coded once), the command line's options and --set, the scene overrides
+// (host/app/render_setup.h), the render block of a native scene file and of a film header (one reader,
+// read_render_block), the image metadata, the film's settings a resume takes where the command line gives none, and
+// docs/OPTIONS.md (a test compares it with `wavepath settings --markdown`). A new setting is one line of the list and
+// its use.
 //
 // Columns: S(KIND, member, name, init, def, lo, hi, note, flag, help)
 //   KIND   WHOLE (uint32_t), FLAG (uint32_t 0 or 1; true/false in a scene file), REAL (float), FILTER (custom
@@ -84,7 +85,7 @@ constexpr float kMaxFilterRadius = 8.0f;
 
 // Division by a run-time constant d as a multiply-high, add and shift (Granlund and Montgomery 1994, Fig. 4.1:
 // m = floor(2^32 (2^l - d) / d) + 1 with l = ceil(log2 d); exact for every 32-bit n). A 32-bit integer division
-// compiles to ~20 instructions on the GPU; generate does two per camera path (profiling/LOG.md entry 39).
+// compiles to ~20 instructions on the GPU; generate does two per camera path (docs/DECISIONS.md: fast-div).
 struct FastDiv {
     uint32_t d = 0, m = 0, l = 0;  // d == 0: not set up
     WP_HD static FastDiv make(uint32_t d) {

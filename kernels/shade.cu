@@ -20,7 +20,7 @@ __global__ void WP_SHADE_BOUNDS(F) shade(SceneView s, RenderParams rp, FilmView 
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (blockIdx.x * blockDim.x >= count) return;
     // The depth histograms are counted per block in shared memory and added to the global ones once per block and
-    // bin: a global atomic per warp and bin on a handful of addresses cost the kernel (LOG entry 30).
+    // bin, not a global atomic per warp and bin on a handful of addresses (docs/DECISIONS.md: depth-histograms).
     __shared__ unsigned long long hist[2 * kStatDepths];
     WavefrontQueues qb = q;
     if (q.paths_at_depth) {
@@ -60,7 +60,7 @@ using ShadeFn = void (*)(SceneView, RenderParams, FilmView, WavefrontQueues, uin
 WP_KERNEL_INSTANCES(ShadeKernels, shade, ShadeFn, family_masks<kWithClampCrop>());
 ShadeFn family_fn(uint32_t mask, uint32_t f) { return ShadeKernels::fn(family_features(mask, f)); }
 uint32_t shade_mask(const SceneView& s, const RenderParams& rp) {
-    return kernel_mask(render_features(s, rp), rp.clamp_indirect > 0.0f || rp.full_width, kWithClampCrop);
+    return kernel_mask(render_features(s, rp), needs_clamp_crop(rp), kWithClampCrop);
 }
 }  // namespace
 

@@ -5,8 +5,8 @@
 namespace wp {
 
 // Launched over an upper bound of the queue's length; the length itself is on the device. kSorted: the rays in
-// q.ray_order's order (an instance of its own: the index load in the unsorted kernel cost it 6 registers and an
-// occupancy step, 47 -> 53, shadow 3-5% slower on Sponza and the dragon, H100, LOG entry 58).
+// q.ray_order's order (an instance of its own, so that the unsorted kernel carries no index load: its registers
+// cost an occupancy step; docs/DECISIONS.md: shadow-sorted-instance).
 template <bool kSorted>
 __global__ void WP_TRAVERSAL_BOUNDS shadow(SceneView s, FilmView film, WavefrontQueues q, uint32_t n_max) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -39,7 +39,7 @@ WP_HD void store4(U1* p, const U1& v) { *p = v; }
 // about half a gigabyte) are many times the L2 cache. On the GPU their loads and stores carry the streaming cache
 // operator (ld/st.global.cs: evict first), so that they do not push out of L2 what the kernels reuse: the film,
 // whose 64-bit atomics otherwise miss L2 and become DRAM read-modify-writes, and the scene's tree and primitives.
-// RTIOW's wavefront 9.35 -> 8.57 ms, Cornell 12.7 -> 12.0 (profiling/LOG.md entry 47). Same values as load4/store4.
+// docs/DECISIONS.md: stream-records. Same values as load4/store4.
 WP_HD F4 load_stream(const F4* p) {
 #if defined(__CUDA_ARCH__)
     const float4 v = __ldcs(reinterpret_cast<const float4*>(p));

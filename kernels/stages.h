@@ -40,6 +40,51 @@ WP_HD void bump_shading_normal(const SceneView& s, const BumpData& b, SurfacePoi
     sp.ns = dot_fma(n, sp.ng) < 0.0f ? -n : n;
 }
 
+// A principled material's tangent-space normal map (glTF 2.0; its texture scaled in xy by normal_scale) at uv:
+// sp.ns becomes the map's normal where that stays on ns's side of ng. The point has texture tangents (dp/du != 0).
+WP_HD void apply_normal_map(const SceneView& s, const PrincipledData& p, vec2 uv, SurfacePoint& sp) {
+    vec3 t = vec3(tex_lookup(s, p.normal_tex, uv)) * 2.0f - vec3(1.0f);
+    vec3 n = sp.ns;
+    vec3 T = fmadd(-dot_fma(n, sp.dpdu), n, sp.dpdu);
+    float tl = dot_fma(T, T);
+    if (tl > 0.0f) {
+        T *= 1.0f / sqrtf(tl);
+        // tangent-space +Y points toward the image's top, i.e. decreasing v (glTF / MikkTSpace)
+        vec3 B = cross_fma(n, T);
+        if (dot_fma(B, sp.dpdv) > 0.0f) B = -B;
+        vec3 nn = fmadd(t.z, n, fmadd(t.y * p.normal_scale, B, T * (t.x * p.normal_scale)));
+        float l2 = dot_fma(nn, nn);
+        if (l2 > 0.0f) {
+            nn *= 1.0f / sqrtf(l2);
+            if (dot_fma(nn, sp.ng) * dot_fma(n, sp.ng) > 0.0f) sp.ns = nn;
+        }
+    }
+}
+
+// A principled material's parameters at sp (glTF 2.0 metallic-roughness, textures multiplying the factors), its
+// emission in `emitted`; a normal map replaces sp.ns.
+template <uint32_t F>
+WP_HD void resolve_principled(const SceneView& s, const PrincipledData& p, SurfacePoint& sp, MatParams& m,
+                              vec3& emitted) {
+    m.color = p.base_color;
+    float metallic = p.metallic, roughness = p.roughness;
+    bool textured = has_feature<F>(kFeatTextures) && (p.base_tex != kNoTexture || p.mr_tex != kNoTexture ||
+                                                      p.emissive_tex != kNoTexture || p.normal_tex != kNoTexture);
+    vec2 uv = textured ? texture_uv(sp) : vec2(0.0f);
+    if (p.base_tex != kNoTexture) m.color *= vec3(tex_lookup(s, p.base_tex, uv));
+    if (p.mr_tex != kNoTexture) {
+        vec4 t = tex_lookup(s, p.mr_tex, uv);
+        roughness *= t.y;
+        metallic *= t.z;
+    }
+    m.metallic = glm::clamp(metallic, 0.0f, 1.0f);
+    m.alpha = glm::max(1e-3f, roughness * roughness);
+    emitted = p.emissive;
+    if (p.emissive_tex != kNoTexture && (emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f))
+        emitted *= vec3(tex_lookup(s, p.emissive_tex, uv));
+    if (p.normal_tex != kNoTexture && dot_fma(sp.dpdu, sp.dpdu) > 0.0f) apply_normal_map(s, p, uv, sp);
+}
+
 // Material parameters at a surface point, textures applied. A normal map or a bump map (MatType::Bumped, which
 // wraps the material it bumps) replaces sp.ns (kept on ng's side); a principled material's emission (factor times
 // texture) is returned in `emitted`.
@@ -88,42 +133,7 @@ WP_HD MatParams resolve_material(const SceneView& s, MatHandle h, SurfacePoint& 
             break;
         case MatType::Principled:
             if constexpr (has_feature<F>(kFeatPrincipled)) {
-                const PrincipledData& p = s.principled[h.index()];
-                m.color = p.base_color;
-                float metallic = p.metallic, roughness = p.roughness;
-                bool textured =
-                    has_feature<F>(kFeatTextures) && (p.base_tex != kNoTexture || p.mr_tex != kNoTexture ||
-                                                      p.emissive_tex != kNoTexture || p.normal_tex != kNoTexture);
-                vec2 uv = textured ? texture_uv(sp) : vec2(0.0f);
-                if (p.base_tex != kNoTexture) m.color *= vec3(tex_lookup(s, p.base_tex, uv));
-                if (p.mr_tex != kNoTexture) {
-                    vec4 t = tex_lookup(s, p.mr_tex, uv);
-                    roughness *= t.y;
-                    metallic *= t.z;
-                }
-                m.metallic = glm::clamp(metallic, 0.0f, 1.0f);
-                m.alpha = glm::max(1e-3f, roughness * roughness);
-                emitted = p.emissive;
-                if (p.emissive_tex != kNoTexture && (emitted.x > 0.0f || emitted.y > 0.0f || emitted.z > 0.0f))
-                    emitted *= vec3(tex_lookup(s, p.emissive_tex, uv));
-                if (p.normal_tex != kNoTexture && dot_fma(sp.dpdu, sp.dpdu) > 0.0f) {
-                    vec3 t = vec3(tex_lookup(s, p.normal_tex, uv)) * 2.0f - vec3(1.0f);
-                    vec3 n = sp.ns;
-                    vec3 T = fmadd(-dot_fma(n, sp.dpdu), n, sp.dpdu);
-                    float tl = dot_fma(T, T);
-                    if (tl > 0.0f) {
-                        T *= 1.0f / sqrtf(tl);
-                        // tangent-space +Y points toward the image's top, i.e. decreasing v (glTF / MikkTSpace)
-                        vec3 B = cross_fma(n, T);
-                        if (dot_fma(B, sp.dpdv) > 0.0f) B = -B;
-                        vec3 nn = fmadd(t.z, n, fmadd(t.y * p.normal_scale, B, T * (t.x * p.normal_scale)));
-                        float l2 = dot_fma(nn, nn);
-                        if (l2 > 0.0f) {
-                            nn *= 1.0f / sqrtf(l2);
-                            if (dot_fma(nn, sp.ng) * dot_fma(n, sp.ng) > 0.0f) sp.ns = nn;
-                        }
-                    }
-                }
+                resolve_principled<F>(s, s.principled[h.index()], sp, m, emitted);
                 break;
             }
             break;
@@ -176,13 +186,24 @@ constexpr uint32_t kWithClampCrop = 1u << 31;
 constexpr uint32_t kWithFilter = 1u << 30;
 constexpr uint32_t kFeaturesHost = kFeaturesAll | kWithClampCrop | kWithFilter;
 // A crop (RenderParams::full_width) rides on the clamp's instances: the camera and the random numbers see the full
-// image's pixel (key_pixel) only where F has kWithClampCrop, and the launchers pick those instances for a crop. Compiled
-// into every instance, the crop's key cost the general megakernel 2.2-2.9% on the dragon and the helmet (H100, LOG
-// entry 61).
+// image's pixel (key_pixel) only where F has kWithClampCrop, and the launchers pick those instances for a crop, so
+// that the default kernels carry no crop key (docs/DECISIONS.md: clamp-crop-instances).
 template <uint32_t F>
 WP_HD uint32_t path_key_pixel(const RenderParams& rp, uint32_t pixel) {
     if constexpr ((F & kWithClampCrop) != 0) return rp.key_pixel(pixel);
     return pixel;
+}
+// The sampler other than the default rides on the same instances: a kernel without kWithClampCrop is compiled for
+// the default sampler alone (Sobol, kernels/rng.h), so that its registers carry none of the other's code
+// (docs/DECISIONS.md: clamp-crop-instances).
+template <uint32_t F>
+WP_HD uint32_t path_sampler(const RenderParams& rp) {
+    if constexpr ((F & kWithClampCrop) != 0) return rp.sampler;
+    return kSamplerSobol;
+}
+// Whether a render runs the kWithClampCrop instances: an indirect clamp, a crop or the non-default sampler.
+WP_HD bool needs_clamp_crop(const RenderParams& rp) {
+    return rp.clamp_indirect > 0.0f || rp.full_width != 0u || rp.sampler != kSamplerSobol;
 }
 
 // generate: camera ray for global sample index (pixel-major within each sample pass).
@@ -201,7 +222,7 @@ WP_HD PathState generate_path(const SceneView& s, const RenderParams& rp, uint64
     uint32_t ix, iy;
     rp.pixel_xy_of_rank(rank, ix, iy);
     p.pixel = iy * rp.width + ix;
-    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, path_sampler<F>(rp));
     uint32_t camera_w = rp.width, camera_h = rp.height;
     if constexpr ((F & kWithClampCrop) != 0) {
         if (rp.full_width) {  // a crop: the full image's pixel, as the camera sees it
@@ -272,7 +293,7 @@ template <uint32_t F = kFeaturesHost>
 WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView& film, PathState& p, const Hit& h,
                       ShadowRay& sh, bool& has_shadow) {
     has_shadow = false;
-    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, rp.sampler);
+    const PathRng key = path_rng(path_key_pixel<F>(rp, p.pixel), p.sample, rp.seed, path_sampler<F>(rp));
     uint32_t bounce = p.depth + 1;
     bool count_full = (p.flags & kPrevDelta) || !rp.light_sampling;
     if (h.prim == kInvalid) {  // escaped: the environment, MIS-weighted against its light sampling
@@ -315,8 +336,7 @@ WP_HD bool shade_path(const SceneView& s, const RenderParams& rp, const FilmView
     // the opaque materials reflect on wo's side of the shading frame; its dielectric, like ours, takes the side from
     // wo), and no test of wi against the geometric side (pbrt-v4 has none). Bumped normals tilt far from ng (in the
     // parity scene tex_bump up to 41 degrees), so wo is often below the shading plane: with the frame on ng's side
-    // and the geometric tests, tex_bump rendered 4-5% darker than pbrt-v4, 3-4% with either one alone, within 0.3%
-    // with neither.
+    // and the geometric tests the image is darker than pbrt-v4's (docs/DECISIONS.md: bump-sides).
     bool pbrt_sides = false;
     if constexpr (has_feature<F>(kFeatBump)) {
         if (MatHandle{info.y}.type() == MatType::Bumped) {

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Lists the functions under host/ longer than a limit (default 150 lines, from the first line of the signature to
+"""Lists the functions under host/ and kernels/ longer than a limit (default 150 lines, from the first line of the signature to
 the closing brace) and fails when one is not in the allow-list or has grown past the length recorded there.
 
 The project keeps each command's top function a short script of named phases; the allow-list names the functions
 still over the limit while they are being split, with their length when they were listed, so the check holds today
 and tightens as entries are removed.
 
-usage: check_function_length.py [--root DIR] [--limit N] [--allow FILE] [--list]
-  --list  print every function over the limit (and the allow-list's stale entries) without failing
+usage: check_function_length.py [--root DIR] [--limit N] [--allow FILE] [--list] [--self-test]
+  --list       print every function over the limit (and the allow-list's stale entries) without failing
+  --self-test  read a planted source (default template arguments, members, arrays by reference) and check the names
 """
 import argparse
 import bisect
@@ -15,6 +16,7 @@ import os
 import re
 import sys
 
+DIRS = ('host', 'kernels')  # the folders checked: the host code and the device code
 CONTAINER = re.compile(r'^\s*(template\s*<.*>\s*)?(namespace\b|extern\s+"C"|(class|struct|union|enum)\b)', re.S)
 
 
@@ -73,9 +75,39 @@ def strip(text):
     return ''.join(out)
 
 
+def drop_template_heads(head):
+    """The head with every `template <...>` blanked, brackets balanced (default arguments, nested templates and
+    parenthesised expressions inside it included), so that a default argument's '=' reads as no initialiser."""
+    out, i = [], 0
+    for m in re.finditer(r'\btemplate\s*<', head):
+        if m.start() < i:
+            continue
+        out.append(head[i:m.start()])
+        depth, paren, j = 1, 0, m.end()
+        while j < len(head) and depth:
+            ch = head[j]
+            if ch == '(':
+                paren += 1
+            elif ch == ')':
+                paren = max(0, paren - 1)
+            elif ch == '<' and not paren:
+                depth += 1
+            elif ch == '>' and not paren:
+                depth -= 1
+            j += 1
+        out.append(' ')
+        i = j
+    out.append(head[i:])
+    return ''.join(out)
+
+
 def function_name(head):
     """The qualified name before the parameter list of a definition's head, or None when the head is no function."""
+    head = drop_template_heads(head)
     head = re.sub(r'\b(public|private|protected)\s*:', ' ', head)
+    m = re.search(r'\(\s*[&*]\s*((?:\w+::)*\w+)\s*\(', head)  # returning a reference to an array: T (&f(...))[N]
+    if m and '=' not in head[:m.start()]:
+        return m.group(1)
     m = re.search(r'\b(operator\s*(\(\)|[^\s(\w]+|\w+))\s*\(', head)
     if m:
         pre = head[:m.start()]
@@ -98,10 +130,13 @@ def function_name(head):
     return None
 
 
-def functions(path):
-    """(name, first line, last line) of every function defined in the file, members and namespaced ones included."""
-    with open(path, encoding='utf-8', errors='replace') as f:
-        text = strip(f.read())
+def functions(path, source=None):
+    """(name, first line, last line) of every function defined in the file (or in `source`, when given), members and
+    namespaced ones included."""
+    if source is None:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            source = f.read()
+    text = strip(source)
     found = []
     stack = []  # per open brace: 'container', or ('function', name, first line), or 'block' (inside a function)
     head_start = 0
@@ -144,8 +179,8 @@ def functions(path):
 
 def scan(root, limit):
     over = {}
-    host = os.path.join(root, 'host')
-    for d, _, files in sorted(os.walk(host)):
+    walk = [w for top in DIRS for w in sorted(os.walk(os.path.join(root, top)))]
+    for d, _, files in walk:
         for fn in sorted(files):
             if not fn.endswith(('.cpp', '.h', '.cu', '.cuh')):
                 continue
@@ -174,6 +209,37 @@ def read_allow(path):
     return allow
 
 
+SELF_TEST = '''namespace n {
+template <bool kA, uint32_t F = kAll, class G = std::vector<int>>
+__device__ inline float f(int x) {
+    return x;
+}
+template <int N = (3 > 2)>
+struct S {
+    void g() {
+    }
+};
+const float (&table())[2] {
+    static const float t[2] = {0, 1};
+    return t;
+}
+int v = h(1);
+}
+'''
+
+
+def self_test():
+    """The heads the reader must know: default template arguments (nested, parenthesised), members of a template
+    class, a function returning a reference to an array; an initialiser is no function."""
+    got = [(name, a, b) for name, a, b in functions(None, SELF_TEST)]
+    want = [('f', 2, 5), ('S::g', 8, 9), ('table', 11, 14)]
+    if got != want:
+        print(f'self-test: read {got}, want {want}', file=sys.stderr)
+        return 1
+    print('self-test: ok')
+    return 0
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
@@ -181,7 +247,10 @@ def main():
     ap.add_argument('--limit', type=int, default=150)
     ap.add_argument('--allow', default=os.path.join(here, 'function_length_allow.txt'))
     ap.add_argument('--list', action='store_true')
+    ap.add_argument('--self-test', action='store_true')
     a = ap.parse_args()
+    if a.self_test:
+        return self_test()
     over = scan(a.root, a.limit)
     allow = read_allow(a.allow)
     bad = []

@@ -2,7 +2,10 @@
 # The command line end to end, one case per behaviour (each a CTest of its own, cli_<case>):
 #   tests/run_cli.sh CASE path/to/wavepath SOURCE_DIR BUILD_DIR
 # Every case works in a fresh folder under BUILD_DIR/cli-tests/CASE (the current folder of the commands) and
-# prints what it checked; it exits 1 on the first failed check.
+# prints what it checked; it exits 1 on the first failed check. CMakeLists.txt reads the case labels below (a line
+# `name)` at the start of a line) as the list of tests, so a new case is a new label here and nothing else; a label
+# followed by `# serial` is a test that runs alone (it signals a render in flight). (Not a `bash -c` string in CMake:
+# CMake cuts one at its semicolons, and it would run only its first command.)
 set -u
 CASE=$1 WP=$(realpath "$2") SRC=$(realpath "$3") BUILD=$(realpath "$4")
 S=$SRC/scenes
@@ -132,7 +135,7 @@ EOF
   cmp -s pair.wavefront.pfm pair.megakernel.pfm || fail "the CPU schedules' images differ"
   ok "--mode both: NAME.wavefront.pfm, NAME.megakernel.pfm and NAME.compare.json"
   ;;
-interrupt_prompt)
+interrupt_prompt) # serial
   # SIGINT / SIGTERM are answered by the renderer at once: it takes no new chunk of paths, finishes those in flight
   # and returns the image so far, an exact prefix of the samples, saying how long after the signal it stopped. That
   # is the renderer's own part, bounded here, generously (10 s; tens of ms unloaded, under a second beside stress-ng
@@ -271,7 +274,7 @@ exit_codes)
   for word in "cpu on cpu" "Grays/s" "device MB" "regs" "occ"; do hasnt bc "$word"; done
   ok "exit codes 0/1/2/3, ranges in human size, --version, GPU-only flags warned about, CPU bench in CPU words"
   ;;
-estimate)
+estimate) # serial
   # 64x64 at 2^24 spp: 6.9e10 samples, days on a CPU: an estimate first, with the size; Ctrl-C stops it
   "$WP" render "$S/cornell-box.json" --backend cpu --width 64 --height 64 --spp 16777216 -o e.pfm > est.log 2>&1 &
   p=$!
@@ -451,7 +454,7 @@ merge_refuses)
   [ ! -e s.exr ] && [ ! -e o.exr ] && [ ! -e p.wpfilm ] || fail "files written by refused merges: $(ls)"
   ok "merge refuses gaps (unless --partial), overlaps, other scenes and settings, non-films; --samples checked"
   ;;
-resume)
+resume) # serial
   # an interrupted render (SIGINT, SIGTERM) continued with --resume ends bit-identical to the uninterrupted one
   R=("$S/cornell-box.json" --backend cpu --width 48 --height 32 --spp 320)
   for m in megakernel wavefront; do
@@ -871,15 +874,50 @@ settings)
   want_rc "--crop" 0
   has c "16x12 (crop 4,2,20,14 of 24x16)"
   [ "$(sed -n 2p c.pfm)" = "16 12" ] || fail "--crop 4,2,20,14: a $(sed -n 2p c.pfm) image (want 16 12)"
+  # a --crop outside the image: a usage error (exit 2, as every other; main's exit 1 was the scene's), naming the crop
+  # and the image's size; on resume against the film's size too; a crop of the scene file's own stays its error
   run c2 "$WP" render "$S/cornell-box.json" "${F[@]}" --crop 4,2,30,14 -o c2.pfm
-  want_rc "--crop outside the image" 1
-  has c2 "crop 4,2,30,14 is not inside the 24x16 image"
+  want_rc "--crop outside the image" 2
+  has c2 "error: $S/cornell-box.json: --crop 4,2,30,14 is not inside the 24x16 image"
+  [ ! -e c2.pfm ] || fail "c2.pfm written"
+  run c3 "$WP" bench "$S/cornell-box.json" "${F[@]}" --set crop=0,0,30,8 --repeat 1 --warmup 0 --no-raycast
+  want_rc "bench --crop outside the image" 2
+  has c3 "--crop 0,0,30,8 is not inside the 24x16 image"
+  # an option of one value given twice: both values named, in our words (not CLI11's "At Most 1 required")
+  run o2 "$WP" render "$S/cornell-box.json" "${F[@]}" -o a2.pfm --output b2.pfm
+  want_rc "-o twice" 2
+  has o2 "error: -o/--output is given 2 times ('a2.pfm', 'b2.pfm'): it takes one value"
+  hasnt o2 "At Most"
+  run o3 "$WP" merge x.wpfilm -o a.pfm -o b.pfm
+  want_rc "merge -o twice" 2
+  has o3 "error: -o/--output is given 2 times ('a.pfm', 'b.pfm')"
+  # the tree's knobs (WP_BVH_*): a bad value is a usage error naming the variable and the value; those set are said
+  # and recorded in the bench JSON
+  run k1 env WP_BVH_BINS=abc "$WP" render "$S/cornell-box.json" "${F[@]}" -o k.pfm
+  want_rc "WP_BVH_BINS=abc" 2
+  has k1 "error: WP_BVH_BINS: 'abc' is not a whole number (2 to 256)"
+  run k2 env WP_BVH_MAX_LEAF=99 "$WP" bench "$S/cornell-box.json" "${F[@]}" --repeat 1 --warmup 0 --no-raycast
+  want_rc "WP_BVH_MAX_LEAF=99" 2
+  has k2 "error: WP_BVH_MAX_LEAF: 99 is out of range (1 to 16)"
+  run k3 env WP_BVH_SPLIT_GROWTH=1.5x "$WP" render "$S/cornell-box.json" "${F[@]}" -o k.pfm
+  want_rc "WP_BVH_SPLIT_GROWTH=1.5x" 2
+  has k3 "error: WP_BVH_SPLIT_GROWTH: '1.5x' is not a number (1 to 8)"
+  run k4 env WP_BVH_MAX_LEAF=2 WP_BVH_SPLITS=0 "$WP" bench "$S/cornell-box.json" "${F[@]}" --repeat 1 --warmup 0 \
+    --no-raycast --json k4.json
+  want_rc "WP_BVH_MAX_LEAF=2" 0
+  has k4 "the tree's knobs from the environment: WP_BVH_SPLITS=0, WP_BVH_MAX_LEAF=2"
+  python3 -c 'import json, sys; k = json.load(open("k4.json"))["bvh_knobs"]; sys.exit(k != {"WP_BVH_MAX_LEAF": 2, "WP_BVH_SPLITS": False})' \
+    || fail "k4.json's bvh_knobs: $(python3 -c 'import json; print(json.load(open("k4.json")).get("bvh_knobs"))')"
   run bc "$WP" bench "$S/cornell-box.json" "${F[@]}" --set crop=0,0,8,8 --repeat 1 --warmup 0 --no-raycast
   want_rc "bench --set crop" 0
   has bc "8x8, 2 spp"
   run l "$WP" settings
   want_rc "settings" 0
   has l "rr_depth"
+  run lj "$WP" settings --json
+  want_rc "settings --json" 0
+  python3 -c 'import json, sys; sys.exit([s["name"] for s in json.load(open("lj.log"))][:2] != ["width", "height"])' \
+    || fail "settings --json: $(head -c 300 lj.log)"
   # the sampler, a named setting: its option and --set render the same image, another sampler another one; a bad
   # name is refused naming the names; the EXR records it
   run s1 "$WP" render "$S/cornell-box.json" "${F[@]}" --sampler independent -o s1.pfm
@@ -897,7 +935,7 @@ settings)
   run s4 "$WP" render "$S/cornell-box.json" "${F[@]}" --sampler halton -o e.pfm
   want_rc "--sampler halton" 2
   has s4 "'halton' is not one of (independent or sobol)"
-  ok "--set as the options, its errors named with their ranges (render and bench), --crop's size, settings, the sampler"
+  ok "--set as the options, its errors named with their ranges (render and bench), --crop's size and a crop outside the image (exit 2), -o twice, the WP_BVH_* knobs checked and said, settings, the sampler"
   ;;
 error_reference)
   # error per second: render --reference prints the final image's MSE and relMSE (0 against itself: the same seed

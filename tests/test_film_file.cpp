@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include "host/render/film_file.h"
+#include "host/scene/render_settings.h"
 #include "tests/cornell_scene.h"
 #include "kernels/aov.h"
 #include "kernels/film.h"
@@ -116,56 +117,96 @@ TEST(FilmFile, EveryHeaderFieldIsCheckedAndABadOneNamed) {
     };
     const std::string bad = temp_dir() + "bad-header.wpfilm: bad film header: ";
     const std::string spp = "\"spp\":" + std::to_string(f.spp);
-    EXPECT_EQ(with(spp, "\"spp\":-4"), bad + "\"spp\": -4 is out of range (an integer from 1 to 16777216)");
-    EXPECT_EQ(with(spp, "\"spp\":\"4\""),
-              bad + "\"spp\": expected an integer from 1 to 16777216, got the string \"4\"");
-    EXPECT_EQ(with(spp, "\"spp\":4.5"), bad + "\"spp\": expected an integer from 1 to 16777216, got the number 4.5");
+    // the settings: the header's render block, read as a scene file's (render/NAME)
+    EXPECT_EQ(with(spp, "\"spp\":-4"), bad + "\"render/spp\": -4 is out of range (an integer from 1 to 16777216)");
+    EXPECT_EQ(with(spp, "\"spp\":\"4\""), bad + "\"render/spp\": expected an integer from 1 to 16777216");
+    EXPECT_EQ(with(spp, "\"spp\":4.5"), bad + "\"render/spp\": expected an integer from 1 to 16777216");
     EXPECT_EQ(with("\"width\":" + std::to_string(f.width), "\"width\":40000"),
-              bad + "\"width\": 40000 is out of range (an integer from 1 to 32768)");
-    EXPECT_EQ(with(spp + ",", ""), bad + "\"spp\": missing");
+              bad + "\"render/width\": 40000 is out of range (an integer from 1 to 32768)");
+    EXPECT_EQ(with(spp + ",", ""), bad + "\"render/spp\": missing");
+    EXPECT_EQ(with("\"render\":{", "\"render\":{\"spq\":1,"),
+              bad + "\"render/spq\": unknown key 'spq' (did you mean 'spp'?)");
     EXPECT_EQ(with("\"format\":\"wavepath partial film\"", "\"format\":\"other\""),
               bad + "\"format\": \"other\" is not \"wavepath partial film\"");
     EXPECT_EQ(with("\"scene\":\"cornell.json\"", "\"scene\":7"),
               bad + "\"scene\": expected a string, got the number 7");
     EXPECT_EQ(with("\"scene_fingerprint\":\"", "\"scene_fingerprint\":\"xyz"),
               bad + "\"scene_fingerprint\": \"xyz000000000000002a\" is not a fingerprint (1 to 16 hexadecimal digits)");
-    EXPECT_EQ(with("\"light_sampling\":1", "\"light_sampling\":[1]"),
-              bad + "\"light_sampling\": expected an integer from 0 to 1, got an array");
+    EXPECT_EQ(with("\"light_sampling\":true", "\"light_sampling\":[1]"),
+              bad + "\"render/light_sampling\": expected true or false");
     EXPECT_EQ(with("\"end\":1980", "\"end\":-1980"),
               bad + "\"end\": -1980 is out of range (an integer from 0 to 18446744073709551615)");
-    EXPECT_EQ(with("\"clamp\":0.0", "\"clamp\":-1"), bad + "\"clamp\": -1 is out of range (a number in [0, 1e+30])");
+    EXPECT_EQ(with("\"clamp\":0.0", "\"clamp\":-1"), bad + "\"render/clamp\": -1 is out of range (0 to 1e+30; 0: off)");
+    EXPECT_EQ(with("\"filter\":{", "\"filter\":{\"radus\":1,"),
+              bad + "\"render/filter/radus\": unknown key 'radus' (did you mean 'radius'?)");
     EXPECT_EQ(with("\"nonfinite\":0", "\"nonfinite\":null"),
               bad + "\"nonfinite\": expected an integer from 0 to 18446744073709551615, got null");
     EXPECT_EQ(with("\"clamped\":5", "\"clamped\":-5"),
               bad + "\"clamped\": -5 is out of range (an integer from 0 to 18446744073709551615)");
-    // the sampler by its name; a film without one (made before the setting) was rendered by the independent sampler
+    // the sampler by its name (a film without one, made before the setting: FilmFile.ReadsFilmsBeforeTheRenderBlock)
     EXPECT_EQ(with("\"sampler\":\"sobol\"", "\"sampler\":\"halton\""),
-              bad + "\"sampler\": expected one of (independent or sobol), got \"halton\"");
-    EXPECT_EQ(with("\"sampler\":\"sobol\"", "\"sampler\":1"), bad + "\"sampler\": expected a string, got the number 1");
-    EXPECT_EQ(with("\"sampler\":\"sobol\",", ""), "(no error)");
-    {
-        std::string h = header;
-        h.erase(h.find("\"sampler\":\"sobol\","), std::string("\"sampler\":\"sobol\",").size());
-        const std::string p = temp_dir() + "older.wpfilm";
-        std::ofstream(p, std::ios::binary) << bytes.substr(0, h0) << h << bytes.substr(h1);
-        EXPECT_EQ(read_film(p).sampler, uint32_t(kSamplerIndependent));
-        EXPECT_EQ(read_film(good).sampler, uint32_t(kSamplerSobol));
-    }
+              bad + "\"render/sampler\": expected one of (independent or sobol), got \"halton\"");
+    EXPECT_EQ(with("\"sampler\":\"sobol\"", "\"sampler\":1"),
+              bad + "\"render/sampler\": expected one of (independent or sobol), got 1");
+    EXPECT_EQ(read_film(good).sampler, uint32_t(kSamplerSobol));
     // not JSON, a number out of range, a duplicate key: the place in the header (line 2 of the file), in our words
     const std::string file = temp_dir() + "bad-header.wpfilm";
     std::string m = with(spp, "\"spp\":1e309");
     EXPECT_EQ(m.rfind(file + ":2:", 0), 0u) << m;
     EXPECT_NE(m.find("the number 1e309 is out of range"), std::string::npos) << m;
-    EXPECT_EQ(with(spp, spp + ",\"spp\":5"),
-              file +
-                  ": /spp: duplicate key 'spp' (given twice in one object: which one is meant is unknown) (in the "
-                  "film header)");
+    EXPECT_EQ(
+        with(spp, spp + ",\"spp\":5"),
+        file +
+            ": /render/spp: duplicate key 'spp' (given twice in one object: which one is meant is unknown) (in the "
+            "film header)");
     m = with(spp, "\"spp\":");
     EXPECT_EQ(m.rfind(file + ":2:", 0), 0u) << m;
     EXPECT_NE(m.find("JSON syntax error"), std::string::npos) << m;
     for (const std::string& s : {with(spp, "\"spp\":-4"), with(spp, "\"spp\":\"4\""), m})
         EXPECT_EQ(s.find("json.exception"), std::string::npos) << s;
     EXPECT_NO_THROW(read_film(good));
+}
+
+// A film written before the header's render block (its settings at the header's top level, the filter as a number
+// with "filter_radius" and "filter_sigma", a flag as 0 or 1): tests/data/film-before-render-block.wpfilm, written by
+// main 86241ac (4x3, crop 1,0,3,3, tent filter, clamp 2, max_depth 65), reads through the shim into the same
+// settings; one without "sampler" (before that setting) as the independent sampler's; a bad value named by its key.
+TEST(FilmFile, ReadsFilmsBeforeTheRenderBlock) {
+    const std::string older = source_dir() + "/tests/data/film-before-render-block.wpfilm";
+    const PartialFilm f = read_film(older);
+    EXPECT_EQ(f.full_width, 4u);
+    EXPECT_EQ(f.width, 2u);  // (the crop's)
+    EXPECT_EQ(f.height, 3u);
+    EXPECT_EQ(f.spp, 2u);
+    EXPECT_EQ(f.max_depth, 65u);
+    EXPECT_EQ(f.light_sampling, 1u);
+    EXPECT_EQ(f.filter, uint32_t(kFilterTriangle));
+    EXPECT_EQ(f.filter_radius, 1.0f);
+    EXPECT_EQ(f.clamp_indirect, 2.0f);
+    EXPECT_EQ(f.sampler, uint32_t(kSamplerSobol));
+    EXPECT_EQ(setting_text(crop_settings(f), *find_setting("crop")), "1,0,3,3");
+    EXPECT_EQ(f.end, 6u);
+    // written again: the render block, the same settings
+    const std::string again = temp_dir() + "older-again.wpfilm";
+    write_film(again, f);
+    EXPECT_EQ(film_settings_difference(f, read_film(again)), "");
+    std::ifstream in(older, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto edited = [&](const std::string& from, const std::string& to) {
+        std::string b = bytes;
+        const size_t at = b.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        b.replace(at, from.size(), to);
+        const std::string p = temp_dir() + "older-edited.wpfilm";
+        std::ofstream(p, std::ios::binary) << b;
+        return p;
+    };
+    EXPECT_EQ(read_film(edited("\"sampler\":\"sobol\",", "")).sampler, uint32_t(kSamplerIndependent));
+    const std::string p = edited("\"spp\":2", "\"spp\":-4");
+    EXPECT_EQ(error_of([&] { read_film(p); }),
+              p + ": bad film header: \"spp\": -4 is out of range (an integer from 1 to 16777216)");
+    const std::string q = edited("\"spp\":2,", "");
+    EXPECT_EQ(error_of([&] { read_film(q); }), q + ": bad film header: \"spp\": missing");
 }
 
 TEST(Merge, RefusesOtherScenesSettingsAndOverlaps) {

@@ -9,6 +9,7 @@
 #include <vector>
 #include "host/render/render.h"
 #include "kernels/rng.h"
+#include "kernels/stages.h"
 #include "tests/chi2.h"
 #include "tests/cornell_scene.h"
 using namespace wp;
@@ -173,6 +174,25 @@ TEST(Sampler, SobolProjectionsAreUniform) {
 }
 
 // The number of (pixel, sample, bounce, dimension) depends on those, the seed and the sampler alone.
+// The kernels' instances (kernels/stages.h): those without kWithClampCrop are compiled for the default sampler alone,
+// and a render with the other sampler asks for the instances with it, as a clamp or a crop does.
+TEST(Sampler, TheOtherSamplerTakesTheOptionsInstances) {
+    RenderParams rp;
+    EXPECT_EQ(rp.sampler, uint32_t(kSamplerSobol));
+    EXPECT_FALSE(needs_clamp_crop(rp));
+    EXPECT_EQ(path_sampler<kFeaturesGeneral>(rp), uint32_t(kSamplerSobol));
+    rp.sampler = kSamplerIndependent;
+    EXPECT_TRUE(needs_clamp_crop(rp));
+    EXPECT_EQ(path_sampler<kFeaturesGeneral>(rp), uint32_t(kSamplerSobol));
+    EXPECT_EQ(path_sampler<kFeaturesGeneral | kWithClampCrop>(rp), uint32_t(kSamplerIndependent));
+    EXPECT_EQ(path_sampler<kFeaturesHost>(rp), uint32_t(kSamplerIndependent));  // the CPU's: every option
+    RenderParams clamped, cropped;
+    clamped.clamp_indirect = 10.0f;
+    cropped.full_width = 64;
+    EXPECT_TRUE(needs_clamp_crop(clamped));
+    EXPECT_TRUE(needs_clamp_crop(cropped));
+}
+
 TEST(Sampler, NumbersDependOnTheirKeyAndTheSamplerAlone) {
     EXPECT_EQ(draw(kSamplerSobol, 10, 20, 1, kDimBsdfU), draw(kSamplerSobol, 10, 20, 1, kDimBsdfU));
     EXPECT_NE(draw(kSamplerSobol, 10, 20, 1, kDimBsdfU), draw(kSamplerSobol, 10, 20, 1, kDimBsdfU, 4));

@@ -2,6 +2,7 @@
 // checked, overridden, read from a scene file, recorded in a film and compared the same way by its name. And the
 // crop, the setting added through the list: its pixels are the whole render's bit for bit.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <string>
 #include "host/app/render_setup.h"
@@ -61,6 +62,51 @@ TEST(Settings, EverySettingHasANameARangeAndADefault) {
     rp.crop_x0 = 10, rp.crop_y0 = 0, rp.crop_x1 = 600, rp.crop_y1 = 4;
     EXPECT_EQ(render_limits_problem(rp),
               "crop 10,0,600,4 is not inside the 512x512 image (0 <= x0 < x1 <= width, 0 <= y0 < y1 <= height)");
+}
+
+// Each kind's text and JSON forms (render_settings.cpp, one struct per kind): a render block written from settings
+// reads back into the same settings (the film header's round trip); a setting by name from text or JSON (the
+// entry point of callers that hold names) names the setting in its errors; the JSON reader names the pointer below
+// the setting's.
+TEST(Settings, EachKindsTextAndJsonFormsRoundTrip) {
+    RenderParams rp = default_settings();
+    ASSERT_EQ(apply_setting(rp, "max_depth", "8"), "");
+    ASSERT_EQ(apply_setting(rp, "filter", "gaussian:1.25"), "");
+    ASSERT_EQ(apply_setting(rp, "clamp", "0.1"), "");
+    ASSERT_EQ(apply_setting(rp, "crop", "1,2,30,40"), "");
+    ASSERT_EQ(apply_setting(rp, "light_sampling", "false"), "");
+    ASSERT_EQ(apply_setting(rp, "sampler", "independent"), "");
+    const nlohmann::json block = render_block(rp);
+    EXPECT_EQ(block["light_sampling"], false);
+    EXPECT_EQ(block["sampler"], "independent");
+    EXPECT_EQ(block["crop"], nlohmann::json({1, 2, 30, 40}));
+    EXPECT_EQ(block["filter"]["type"], "gaussian");
+    RenderParams back;
+    read_render_block(block, "/render", back,
+                      [](const std::string& p, const std::string& w) { throw std::runtime_error(p + ": " + w); });
+    EXPECT_EQ(settings_difference(rp, back), "");
+    for (const SettingInfo& s : render_settings()) {  // text out, text in: the same value
+        RenderParams t;
+        EXPECT_EQ(set_setting(t, s, setting_text(rp, s)), "") << s.name;
+        if (s.kind != SettingKind::Filter)
+            EXPECT_TRUE(same_setting(t, rp, s)) << s.name;  // ("gaussian 1.25 (sigma 0.5)")
+    }
+    EXPECT_FALSE(render_block(default_settings()).contains("crop"));  // (none: not written)
+    RenderParams j;
+    EXPECT_EQ(apply_setting_json(j, "filter", {{"type", "tent"}, {"radius", 2}}), "");
+    EXPECT_EQ(filter_text(j), "tent 2");
+    EXPECT_EQ(apply_setting_json(j, "filter", {{"type", "tent"}, {"radius", -2}}), "filter/radius: must be > 0");
+    EXPECT_EQ(apply_setting_json(j, "crop", {1, 2, 3}), "crop: expected [x0, y0, x1, y1] (pixels)");
+    EXPECT_EQ(apply_setting_json(j, "crop", {1, 2, 3, "4"}), "crop/3: expected an integer from 0 to 32768");
+    EXPECT_EQ(apply_setting_json(j, "spp", 0), "spp: 0 is out of range (an integer from 1 to 16777216)");
+    EXPECT_EQ(apply_setting(j, "spp", "x"), "spp: 'x' is not a whole number (1 to 16777216)");
+    EXPECT_EQ(apply_setting(j, "sp", "1").rfind("unknown setting 'sp' (settings: width, height, spp", 0), 0u);
+    std::string problem;
+    try {
+        read_render_block({{"spq", 1}}, "/render", j,
+                          [](const std::string& p, const std::string& w) { throw std::runtime_error(p + ": " + w); });
+    } catch (const std::exception& e) { problem = e.what(); }
+    EXPECT_EQ(problem, "/render/spq: unknown key 'spq' (did you mean 'spp'?)");
 }
 
 // --set NAME=VALUE: any setting by its name, into the same overrides as its own option; an unknown name lists the
@@ -193,6 +239,6 @@ TEST(Settings, FilmRecordsTheCrop) {
     std::ofstream(temp_dir() + "bad-crop.wpfilm", std::ios::binary) << bad;
     EXPECT_NE(error_of([&] {
                   read_film(temp_dir() + "bad-crop.wpfilm");
-              }).find("bad film header: \"crop\": crop 2,2,30,14 is not inside the 24x16 image"),
+              }).find("bad film header: \"render/crop\": crop 2,2,30,14 is not inside the 24x16 image"),
               std::string::npos);
 }

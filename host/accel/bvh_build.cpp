@@ -343,11 +343,10 @@ Split object_split(SCtx& c, const Span& s) {
     const AABB& cb = s.cb;
     // One pass over the references bins all three axes. Only the bins a reference falls in are swept and then
     // emptied again (the touched lists): most nodes are small, and sweeping (and clearing) every one of 3 x 32
-    // bins per node was most of the dragon's build (profiling/LOG.md entry 55). The planes between two non-empty
-    // bins all cost the same; the one next to the right bin is taken, as the full sweep from the right took it.
-    // Bins, sweep and boxes in 4-wide registers (the same floats as AABB's), the touched bins as bit masks (no sort,
-    // no branch per reference): with the masks and the 4-wide sweep the dragon's tree took 0.43 -> 0.34 CPU s; a
-    // separate path for nodes of up to 8-32 references, sorting them by bin, was slower (LOG.md entry 56).
+    // bins per node would be most of the build. The planes between two non-empty bins all cost the same; the one
+    // next to the right bin is taken, as the full sweep from the right took it. Bins, sweep and boxes in 4-wide
+    // registers (the same floats as AABB's), the touched bins as bit masks (no sort, no branch per reference).
+    // docs/DECISIONS.md: split-binning.
     if (c.bb.size() < size_t(3 * B)) {
         c.bb.assign(3 * B, Box4());
         c.cnt.assign(3 * B, 0);
@@ -452,8 +451,8 @@ Split spatial_split(SCtx& c, const Span& s) {
         uint32_t *enter = c.scnt.data(), *exit = c.scnt.data() + B, *nleft = c.cnt2.data();
         float k = B / ext;
         auto bin_of = [&](float x) { return std::max(0, std::min(B - 1, int((x - lo) * k))); };
-        // the planes between bins (plane[i] between bins i - 1 and i), computed once per axis: computed per bin and
-        // reference, their division was 8% of the spatial binning's time on the sphere field (profiling/LOG.md 56)
+        // the planes between bins (plane[i] between bins i - 1 and i), computed once per axis, not per bin and
+        // reference (docs/DECISIONS.md: split-binning)
         c.planes.resize(B + 1);
         float* plane = c.planes.data();
         for (int i = 0; i <= B; ++i) plane[i] = lo + ext * float(i) / float(B);
@@ -472,8 +471,7 @@ Split spatial_split(SCtx& c, const Span& s) {
             // The part of the reference in bin i: its triangle's vertices in the bin and the edges' crossings of the
             // bin's two planes (each plane's crossings computed once, shared by the bins on its sides), within the
             // reference's box and the bin's slab. An estimate for choosing the plane (no outward rounding, unlike
-            // split_ref, which makes the chosen split's boxes): the loop of split_ref per bin spent 67% of the
-            // bunny's build in split_ref and nextafterf (profiling/LOG.md entry 55).
+            // split_ref, which makes the chosen split's boxes, and is far dearer: docs/DECISIONS.md: split-binning).
             vec3 v[3];
             float a[3];
             if (t)
@@ -782,7 +780,7 @@ void build_node(SCtx& c, uint32_t slot, const Span& s, int depth) {
     // on a thread of its own when there are several (a few dozen subtrees at most, so that the cores stay busy when
     // the sides differ in work). The same subtrees are built apart with one thread, so the tree does not depend on
     // the thread count: the reference budget left is shared between the two sides in proportion to their
-    // references (profiling/LOG.md entry 55).
+    // references (docs/DECISIONS.md: build-threads).
     constexpr size_t kForkMin = 4096;
     if (inner[0] != kInvalid && inner[1] != kInvalid &&
         std::min(side[0].n, side[1].n) >= std::max(kForkMin, c.fork_min)) {

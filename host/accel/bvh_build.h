@@ -26,28 +26,21 @@ struct AABB {
 };
 
 // SceneBuilder's BVHBuildOptions::split_beta: a node tries a spatial split only where its best object split's
-// children overlap by more than 0.2 of the node's own area (as well as split_alpha of the root's). Spatial binning
-// in nodes whose children barely overlap was most of the build and rarely won: the glTF sphere field's 1.04M
-// triangles took 13.3 CPU s for 79 extra references. With it (and the faster binning of entry 55) the SAH costs stay
-// within 1% of trying every node (Sponza 53.05 -> 53.36, helmet +0.8%, bunny +0.1%, the living room 38.80 -> 36.91);
-// 0.3 cost the helmet 6% (profiling/LOG.md entry 55).
+// children overlap by more than 0.2 of the node's own area (as well as split_alpha of the root's): spatial binning in
+// nodes whose children barely overlap was most of the build and rarely won. docs/DECISIONS.md: split-beta.
 constexpr float kDefaultSplitBeta = 0.2f;
 
 // SceneBuilder's BVHBuildOptions::split_gamma: nor where every reference spans a quarter of the node or less on every
 // axis. Small triangles' nodes overlap where the surface curves, not where a triangle is long, and their spatial
-// splits (all that binning) hardly ever paid: the glTF sphere field tried 3.4M references in such nodes for no split
-// taken. SAH costs within 1% of gamma 0 (profiling/LOG.md entry 56).
+// splits (all that binning) hardly ever pay. docs/DECISIONS.md: split-gamma.
 constexpr float kDefaultSplitGamma = 0.25f;
 
-// SceneBuilder's BVHBuildOptions::split_bins: spatial splits choose among 16 planes per axis, not the object splits' 32.
-// The spatial binning (clipping each reference to every bin it spans) was half of Sponza's and the living room's build;
-// with 16 it took 0.32 -> 0.19 and 0.47 -> 0.29 CPU s, SAH costs within 1% (Sponza 53.36 -> 53.84, helmet 39.99 ->
-// 40.36, the living room, veach-ajar and the bunny 1-2% lower). 8 planes: Sponza +2.3%, the helmet +2.2%
-// (profiling/LOG.md entry 56).
+// SceneBuilder's BVHBuildOptions::split_bins: spatial splits choose among 16 planes per axis, not the object splits' 32
+// (the spatial binning clips each reference to every bin it spans). docs/DECISIONS.md: split-bins.
 constexpr int kDefaultSplitBins = 16;
 
 struct BVHBuildOptions {
-    int bins = 32;  // 16 -> 32 and leaves 4 -> 2: Sponza 14% faster (profiling/LOG.md entry 8)
+    int bins = 32;  // docs/DECISIONS.md: bvh-bins, bvh-leaf-size
     uint32_t max_leaf = 2;
     float traversal_cost = 1.0f;        // relative to one primitive test
     int max_depth = kBVHStackSize - 4;  // deeper subtrees fall back to median splits
@@ -82,9 +75,9 @@ struct BVHBuildOptions {
     // of ray origins outside the scene, e.g. the camera's). The traversal's slab test, a * inv + (-o * inv), errs
     // relatively (covered by kSlabWiden in kernels/bvh.h) and absolutely, by the rounding of -o * inv: up to half an
     // ulp of |o| in world space, which this padding covers, so an exact box can no longer be missed by a ray that
-    // meets its contents on the box's face (rays slipping between flat boxes at a seam: profiling/LOG.md entries 36,
-    // 37). 0: exact boxes. (16 before entry 37, when the padding also had to cover the relative error of the longest
-    // rays: it made the dragon scene's small leaf boxes, next to a floor 500 wide, 20% wider and its frame 11% slower.)
+    // meets its contents on the box's face (rays slipping between flat boxes at a seam). 0: exact boxes. The relative
+    // error is the slab test's widening's, not the padding's, which would widen small boxes beside large ones.
+    // docs/DECISIONS.md: box-padding.
     float pad_ulps = 2.0f;
     // Tree optimisation after the build by reinsertion (Bittner, Hapala, Havran 2013, "Fast insertion-based
     // optimization of bounding volume hierarchies"): up to this many batches, each removing the 1% of inner nodes

@@ -286,6 +286,14 @@ json bench_header(const Bench& b) {
     doc["device"] = b.gpu ? b.dev : "cpu";
     doc["repeat"] = b.o.repeat;
     doc["warmup"] = b.o.warmup;
+    // the tree's knobs the environment set (WP_BVH_*, host/scene/scene_build.h): each by its variable
+    json knobs = json::object();
+    const SceneBuildOptions& ko = b.o.settings.load.build;
+#define WP_BVH_KNOB_JSON(type, member, variable, ...) \
+    if (ko.member) knobs[variable] = *ko.member;
+    WP_BVH_KNOBS(WP_BVH_KNOB_JSON)
+#undef WP_BVH_KNOB_JSON
+    doc["bvh_knobs"] = knobs;
     doc["timing"] = b.gpu ? "CUDA events, first launch to last result, scene upload excluded; medians of "
                             "renders without per-kernel events; the kernel table from one more render "
                             "with them (render_ms_kernel_timing)"
@@ -417,8 +425,8 @@ struct ModeRuns {
 // Times one mode: warm-ups, the timed renders, the render for the kernel table, and with --devices the first
 // device alone, for the scaling efficiency.
 ModeRuns time_mode(const Bench& b, const LoadedScene& ls, Mode m) {
-    // GPU: the timed renders run without per-kernel events (the frame's two events only), which cost the
-    // wavefront's many short launches up to 6% (profiling/LOG.md entry 7); one more render with them supplies
+    // GPU: the timed renders run without per-kernel events (the frame's two events only), which slow the
+    // wavefront's many short launches (docs/DECISIONS.md: bench-events); one more render with them supplies
     // the per-kernel table, its kernel times nested in its own frame (so they sum to at most 100% of it).
     // CPU: the run with the median time supplies the table. The rays and samples are the same in every run.
     const RenderParams& rp = ls.params;
@@ -471,12 +479,17 @@ json mode_figures(const Bench& b, const ModeRuns& r, Mode m) {
     jm["shadow_mrays_per_s"] = t > 0 ? double(last.shadow_rays) / t / 1e3 : 0.0;
     jm["peak_device_bytes"] = last.device_bytes;
     jm["queue_capacity"] = last.capacity;
-    jm["drain_below"] = m == Mode::Wavefront ? b.ropt.drain_below : 0u;
+    // every schedule option of the list by its member's name: its value where it does something, else 0 (false)
+    for (const ScheduleOption& o : schedule_options()) {
+        const uint64_t v = option_applies(o, b.gpu, m == Mode::Wavefront) ? o.value(b.ropt) : 0;
+        if (std::string(o.kind) == "VALUE")
+            jm[o.member] = v;
+        else
+            jm[o.member] = v != 0;
+    }
     jm["drained_paths"] = last.drained;
-    jm["refill"] = b.gpu ? b.ropt.refill : 0u;
     jm["iterations"] = last.iterations.size();
     jm["sorted_shading"] = last.sorted;
-    jm["push_compaction"] = b.ropt.push_compaction;
     return jm;
 }
 
@@ -1040,8 +1053,6 @@ namespace {
 // The bench call's schedules and switches into its options; a usage error (exit 2) for an unknown schedule.
 int read_bench_modes(BenchCall& c) {
     c.bo.raycast = !c.no_raycast;
-    c.bo.settings.options.kernel_timing = !c.no_kernel_timing;
-    c.bo.settings.options.queue_stats = !c.no_queue_stats;
     c.bo.modes.clear();
     std::stringstream ms(c.modes);
     for (std::string m; std::getline(ms, m, ',');) {
@@ -1126,6 +1137,9 @@ int run_bench_command(BenchCall& c) {
     }
     try {
         run_bench(c.bo);
+    } catch (const UsageError& e) {  // (a --crop outside a scene's image)
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitUsage;
     } catch (const SceneError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return kExitInput;

@@ -97,7 +97,7 @@ std::string bench_plot_svg(const nlohmann::json& bench);
 struct BenchCall {
     BenchOptions bo;
     std::string modes = "wavefront,megakernel";
-    bool no_raycast = false, no_queue_stats = false, no_kernel_timing = false;
+    bool no_raycast = false;
     std::string spp_list;  // --spp-list "16,64,256", read into bo.spp_list
     std::vector<std::string> given;
 };

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <type_traits>
 #include "host/render/render.h"
 
 #ifndef WP_VERSION
@@ -233,27 +235,71 @@ std::string scene_output_name(const std::string& path, std::string* directive) {
     return "";
 }
 
+const std::vector<ScheduleOption>& schedule_options() {
+#define WP_OPTION_ROW(K, type, member, init, flag, scope, lo, hi, def, help) \
+    {#member, #K, flag, scope, lo, hi, def, help, [](const RenderOptions& o) { return uint64_t(o.member); }},
+    static const std::vector<ScheduleOption> list{WP_RENDER_OPTIONS(WP_OPTION_ROW)};
+#undef WP_OPTION_ROW
+    return list;
+}
+
+std::vector<std::string> option_spellings(const ScheduleOption& o) {
+    std::vector<std::string> names;
+    std::stringstream ss(o.flag);
+    for (std::string n; std::getline(ss, n, ',');) names.push_back(n[0] == '!' ? n.substr(1) : n);
+    return names;
+}
+
+bool option_applies(const ScheduleOption& o, bool gpu, bool wavefront) {
+    if (((o.scope & kOptGpu) && !gpu) || ((o.scope & kOptCpu) && gpu)) return false;
+    return !(o.scope & kOptWavefront) || wavefront;
+}
+
+namespace {
+// Why a schedule option does nothing in `u` ("" when it does something there), by its scope.
+std::string scope_problem(unsigned scope, const OptionUse& u) {
+    if ((scope & kOptGpu) && !u.gpu) return "GPU backend only; this runs on the cpu";
+    if ((scope & kOptCpu) && u.gpu) return "CPU backend only; this runs on the gpu";
+    if ((scope & kOptWavefront) && !u.wavefront && !((scope & kOptRaycast) && u.raycast))
+        return "wavefront only; " + std::string(u.gpu ? "the gpu" : "the cpu") + " runs the megakernel here (" +
+               u.wavefront_hint + " runs the wavefront)";
+    return "";
+}
+
+std::string scope_text(unsigned scope) {
+    std::string t;
+    if (scope & kOptGpu) t += "GPU";
+    if (scope & kOptCpu) t += "CPU";
+    if (scope & kOptWavefront) t += std::string(t.empty() ? "" : ", ") + "wavefront";
+    if (scope & kOptRaycast) t += " (and bench's ray-cast pass)";
+    if (scope & kOptBench) t += std::string(t.empty() ? "" : "; ") + "`bench` only";
+    return t;
+}
+}  // namespace
+
+std::string schedule_options_markdown() {
+    std::string t =
+        "| option | does something in | default | range | help |\n"
+        "|--------|-------------------|---------|-------|------|\n";
+    for (const ScheduleOption& o : schedule_options()) {
+        std::string flags;
+        for (const std::string& n : option_spellings(o)) flags += (flags.empty() ? "`" : ", `") + n + "`";
+        const std::string def = o.def.empty() ? std::to_string(o.value(RenderOptions{})) : o.def;
+        const std::string range = std::string(o.kind) == "VALUE" ? std::to_string(o.lo) + " to " + std::to_string(o.hi)
+                                                                 : std::string("a switch");
+        t += "| " + flags + " | " + scope_text(o.scope) + " | " + def + " | " + range + " | " + o.help + " |\n";
+    }
+    return t;
+}
+
 std::vector<IgnoredOption> ignored_options(const std::vector<std::string>& given, const OptionUse& u) {
-    const std::string wf = "wavefront only; " + std::string(u.gpu ? "the gpu" : "the cpu") +
-                           " runs the megakernel here (" + u.wavefront_hint + " runs the wavefront)";
     std::vector<IgnoredOption> out;
     for (const std::string& o : given) {
         std::string why;
-        if (o == "--capacity") {
-            if (!u.wavefront && !u.raycast) why = wf;
-        } else if (o == "--sort-materials" || o == "--sort-rays" || o == "--drain" || o == "--push-compaction" ||
-                   o == "--select-compaction" || o == "--no-queue-stats") {
-            if (!u.wavefront) why = wf;
-        } else if (o == "--refill") {
-            if (!u.gpu)
-                why = "GPU backend only; this runs on the cpu";
-            else if (!u.wavefront && !u.raycast)
-                why = wf;
-        } else if (o == "--general-kernels" || o == "--no-kernel-timing") {
-            if (!u.gpu) why = "GPU backend only; this runs on the cpu";
-        } else if (o == "--threads") {
-            if (u.gpu) why = "CPU backend only; this runs on the gpu";
-        } else if (o == "--raycast-spp") {
+        for (const ScheduleOption& so : schedule_options())
+            for (const std::string& n : option_spellings(so))
+                if (n == o) why = scope_problem(so.scope, u);
+        if (o == "--raycast-spp") {
             if (!u.raycast) why = "the ray-cast pass only, which --no-raycast turns off";
         } else if (o == "--spp-list") {
             if (!u.reference) why = "the sample counts the error is measured at: give --reference PATH or auto";
@@ -326,25 +372,75 @@ HostMemory host_memory() {
     return m;
 }
 
+namespace {
+// A knob's text: a whole number (an int or bool knob) or a number in [lo, hi]; "" or what is wrong.
+std::string knob_problem(const char* text, bool whole, double lo, double hi, double& x) {
+    char range[64];
+    std::snprintf(range, sizeof range, whole ? "(%.0f to %.0f)" : "(%g to %g)", lo, hi);
+    const std::string v = text;
+    char* end = nullptr;
+    errno = 0;
+    x = whole ? double(std::strtoll(v.c_str(), &end, 10)) : std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || errno == ERANGE || !std::isfinite(x) ||
+        (whole && v.find_first_of(".eE") != std::string::npos))
+        return "'" + v + "' is not " + (whole ? "a whole number " : "a number ") + range;
+    if (x < lo || x > hi) return v + " is out of range " + range;
+    return "";
+}
+template <class T>
+void read_knob(const char* variable, bool whole, double lo, double hi, std::optional<T>& to) {
+    double x = 0;
+    if (const char* e = std::getenv(variable); e && knob_problem(e, whole, lo, hi, x).empty()) to = T(x);
+}
+}  // namespace
+
+std::string bvh_knobs_problem() {
+    std::string p;
+#define WP_BVH_KNOB_CHECK(type, member, variable, lo, hi, help)                                          \
+    if (const char* e = std::getenv(variable); e && p.empty()) {                                         \
+        double x = 0;                                                                                    \
+        if (std::string why = knob_problem(e, !std::is_floating_point_v<type>, lo, hi, x); !why.empty()) \
+            p = std::string(variable) + ": " + why;                                                      \
+    }
+    WP_BVH_KNOBS(WP_BVH_KNOB_CHECK)
+#undef WP_BVH_KNOB_CHECK
+    return p;
+}
+
+std::string bvh_knobs_text(const SceneBuildOptions& o) {
+    std::string t;
+    auto text = [](double x) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", x);
+        return std::string(b);
+    };
+#define WP_BVH_KNOB_TEXT(type, member, variable, ...) \
+    if (o.member) t += (t.empty() ? "" : ", ") + std::string(variable) + "=" + text(double(*o.member));
+    WP_BVH_KNOBS(WP_BVH_KNOB_TEXT)
+#undef WP_BVH_KNOB_TEXT
+    return t;
+}
+
+std::string bvh_knobs_markdown() {
+    std::string t = "| variable | range | what |\n|----------|-------|------|\n";
+    char range[80];
+#define WP_BVH_KNOB_ROW(type, member, variable, lo, hi, help)                                                       \
+    std::snprintf(range, sizeof range,                                                                              \
+                  std::is_floating_point_v<type> ? "a number %g to %g" : "a whole number %.0f to %.0f", double(lo), \
+                  double(hi));                                                                                      \
+    t += "| `" + std::string(variable) + "` | " + range + " | " + help + " |\n";
+    WP_BVH_KNOBS(WP_BVH_KNOB_ROW)
+#undef WP_BVH_KNOB_ROW
+    return t;
+}
+
 SceneBuildOptions build_options_from_env() {
     SceneBuildOptions o;
-    auto integer = [](const char* name, std::optional<int>& to) {
-        if (const char* e = std::getenv(name)) to = std::atoi(e);
-    };
-    auto real = [](const char* name, std::optional<float>& to) {
-        if (const char* e = std::getenv(name)) to = float(std::atof(e));
-    };
-    if (const char* e = std::getenv("WP_BVH_SPLITS")) o.spatial_splits = std::atoi(e) != 0;
-    integer("WP_BVH_BINS", o.bins);
-    integer("WP_BVH_MAX_LEAF", o.max_leaf);
-    real("WP_BVH_SPLIT_ALPHA", o.split_alpha);
-    real("WP_BVH_SPLIT_GROWTH", o.split_growth);
-    integer("WP_BVH_OPTIMIZE", o.optimize_batches);
-    integer("WP_BVH_SPLIT_MIN_REFS", o.split_min_refs);
-    real("WP_BVH_SPLIT_BETA", o.split_beta);
-    real("WP_BVH_SPLIT_GAMMA", o.split_gamma);
-    integer("WP_BVH_SPLIT_BINS", o.split_bins);
-    integer("WP_BVH_THREADS", o.threads);
+    // (each as checked by bvh_knobs_problem, which the command line calls first: a bad value is left unset here)
+#define WP_BVH_KNOB_READ(type, member, variable, lo, hi, help) \
+    read_knob(variable, !std::is_floating_point_v<type>, lo, hi, o.member);
+    WP_BVH_KNOBS(WP_BVH_KNOB_READ)
+#undef WP_BVH_KNOB_READ
     // the memory the tree may take, asked as its build starts (after the parse, whose arrays are then resident)
     o.memory_available = [] { return host_memory().available; };
     const HostMemory hm = host_memory();

@@ -2,8 +2,10 @@
 // path checked for a known extension and a folder it can write in, by creating and removing a probe file), the
 // output patterns of a batch (`-o 'out/{name}.exr'`, `--output-dir`), and the version text.
 #pragma once
+#include <stdexcept>
 #include <string>
 #include <vector>
+#include "host/render/render.h"
 #include "host/scene/scene_json.h"
 
 namespace wp {
@@ -14,6 +16,11 @@ enum ExitCode : int {
     kExitInput = 1,   // a scene or input file is missing, unreadable or invalid
     kExitUsage = 2,   // the command line is wrong, or an output cannot be written
     kExitRender = 3,  // the render failed: no GPU when one was asked for, a GPU error, out of memory
+};
+
+// A usage error found after the command line is read (a --crop outside the scene's image): exit 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 // The image formats `render -o` writes, by extension: {".exr", ".png", ".pfm"}.
@@ -52,6 +59,28 @@ std::string with_extension(const std::string& path, const std::string& ext);
 // option and the count: "--devices: device 2 does not exist: 2 CUDA GPUs are visible (0 to 1)".
 std::string parse_devices(const std::string& spec, int count, std::vector<int>& out);
 
+// The schedule options of the list (host/render/render.h, WP_RENDER_OPTIONS) as a table: the command line's
+// options (host/app/main.cpp), the warning for those that do nothing where they are given (ignored_options), the
+// bench JSON's keys and values (option_applies, value) and docs/CLI.md's table (schedule_options_markdown).
+struct ScheduleOption {
+    const char* member;  // RenderOptions' member: the bench JSON's key ("drain_below")
+    const char* kind;    // VALUE, SWITCH or OFF
+    const char* flag;    // as listed: "--refill", "--push-compaction,!--select-compaction"
+    unsigned scope;      // OptionScope bits
+    uint64_t lo, hi;
+    std::string def, help;
+    uint64_t (*value)(const RenderOptions&);  // the member's value (a switch: 0 or 1)
+};
+const std::vector<ScheduleOption>& schedule_options();
+// "--push-compaction", "--select-compaction": the flag's spellings, as typed.
+std::vector<std::string> option_spellings(const ScheduleOption& o);
+// Whether `o` does something in a render of this backend and schedule (the bench JSON writes its value where it
+// does, else 0).
+bool option_applies(const ScheduleOption& o, bool gpu, bool wavefront);
+// docs/CLI.md's table of the schedule options (`wavepath options --markdown`; tests/check_options_doc.sh compares):
+// option, where it does something, default, range, help.
+std::string schedule_options_markdown();
+
 // What a call runs, for the options that do nothing there: the backend, the schedules, bench's ray-cast pass.
 struct OptionUse {
     bool gpu = false;
@@ -89,6 +118,14 @@ HostMemory host_memory();
 // SceneBuildOptions says what each sets) and the build's memory check against
 // host_memory() (WP_HOST_MEMORY_LIMIT honoured).
 SceneBuildOptions build_options_from_env();
+// The WP_BVH_* variables set (host/scene/scene_build.h, WP_BVH_KNOBS) checked: "" when each is a number of its
+// range, else the first that is not, naming the variable and the value ("WP_BVH_BINS: 'abc' is not a whole number (2 to
+// 256)"; the command line's usage error, exit 2).
+std::string bvh_knobs_problem();
+// The knobs o sets, as the environment gave them: "WP_BVH_BINS=8, WP_BVH_MAX_LEAF=2" ("" for none).
+std::string bvh_knobs_text(const SceneBuildOptions& o);
+// docs/CLI.md's table of the knobs (`wavepath options --env-markdown`; tests/check_options_doc.sh compares).
+std::string bvh_knobs_markdown();
 LoadOptions load_options_from_env();
 // (process_resident_bytes, process_peak_bytes: host/scene/scene_build.h, where the tree's build measures itself)
 // "1.5 GiB", "320.0 MiB", "12.0 KiB"

@@ -1,6 +1,8 @@
 // wavepath command line: each subcommand's options wired to its command (host/app/render_command.h: render and
 // merge; host/app/bench.h: bench; the settings list).
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -17,13 +19,6 @@
 using namespace wp;
 
 namespace {
-
-// A count as the help texts write it: 8M, 64K, or the number.
-std::string count_text(uint64_t n) {
-    if (n >= (1u << 20) && n % (1u << 20) == 0) return std::to_string(n >> 20) + "M";
-    if (n >= (1u << 10) && n % (1u << 10) == 0) return std::to_string(n >> 10) + "K";
-    return std::to_string(n);
-}
 
 // A whole number in [lo, hi], with a message of human size: "--spp: 0 is out of range (1 to 16777216)".
 CLI::Validator whole(uint64_t lo, uint64_t hi) {
@@ -62,36 +57,46 @@ CLI::Validator real(double lo, double hi, const std::string& note = "") {
         "", "real");
 }
 
-// A setting of the list as an option: its flag, its help with the default of a native scene file, its range check
-// (set_setting's messages: "--rr-depth: 5000 is out of range (1 to 1024)"). A flag's "true"/"false" read as 1/0, a
-// choice's name as its value.
+// A setting of the list as an option: its flag, its help with the default of a native scene file, its value read
+// by the list's reader (set_setting's messages: "--rr-depth: 5000 is out of range (1 to 1024)") into its override.
 template <class T>
 void add_setting_option(CLI::App* cmd, std::optional<T>& into, const SettingInfo& s) {
     const std::string def = setting_text(default_settings(), s);
-    CLI::Option* o = cmd->add_option(
-        s.flag, into, std::string(s.help) + " (default: the scene's render." + s.name + ", else " + def + ")");
-    if (s.kind == SettingKind::Choice) {  // (a transform: the name becomes the value the option converts)
-        o->type_name("NAME")->transform(CLI::Validator(
-            [&s](std::string& v) {
-                std::string why = setting_value_problem(s, v);
-                if (why.empty()) v = std::to_string(choice_value(s, v));
-                return why;
-            },
-            "", s.name));
-        return;
-    }
-    o->check(CLI::Validator(
-        [&s](std::string& v) {
-            std::string why = setting_value_problem(s, v);
-            if (why.empty() && s.kind == SettingKind::Flag) v = v == "true" || v == "1" ? "1" : "0";
-            return why;
-        },
-        "", s.name));
+    cmd->add_option_function<std::string>(
+           s.flag,
+           [&into, &s](const std::string& v) {
+               RenderParams rp;
+               set_setting(rp, s, v);
+               get_setting_value(rp, s, v, into.emplace());
+           },
+           std::string(s.help) + " (default: the scene's render." + s.name + ", else " + def + ")")
+        ->type_name(setting_metavar(s))
+        ->check(CLI::Validator([&s](std::string& v) { return setting_value_problem(s, v); }, "", s.name));
+}
+
+// A schedule option of the list (WP_RENDER_OPTIONS), by its kind: a number in [lo, hi], a switch (and its negation),
+// a switch that turns it off.
+// The help with the default: "(default 16)", the member's initial value, or "(default: all cores)", the list's words.
+std::string option_help(const std::string& help, const std::string& def, uint64_t init) {
+    return help + (def.empty() ? " (default " + std::to_string(init) + ")" : " (default: " + def + ")");
+}
+template <class T>
+void add_schedule_option_VALUE(CLI::App* cmd, T& into, const char* flag, uint64_t lo, uint64_t hi,
+                               const std::string& help) {
+    cmd->add_option(flag, into, help)->check(whole(lo, hi));
+}
+void add_schedule_option_SWITCH(CLI::App* cmd, bool& into, const char* flag, uint64_t, uint64_t,
+                                const std::string& help) {
+    cmd->add_flag(flag, into, help);
+}
+void add_schedule_option_OFF(CLI::App* cmd, bool& into, const char* flag, uint64_t, uint64_t, const std::string& help) {
+    cmd->add_flag_callback(
+        flag, [&into] { into = false; }, help);
 }
 
 // The options `render` and `bench` share, declared once: the backend, the overrides of the scene's settings and
 // the render options, bound to `s`. Defaults come from the structs (RenderOptions); help texts print them.
-void add_render_options(CLI::App* cmd, RenderSettings& s) {
+void add_render_options(CLI::App* cmd, RenderSettings& s, bool bench) {
     SceneOverrides& o = s.scene;
     RenderOptions& r = s.options;
     cmd->add_option("--backend", s.backend, "gpu, cpu or auto (default auto: the GPU when present)")
@@ -115,33 +120,12 @@ void add_render_options(CLI::App* cmd, RenderSettings& s) {
         for (const std::string& a : s.sets)
             if (std::string why = set_override(s.scene, a); !why.empty()) throw CLI::ValidationError("--set", why);
     });
-    cmd->add_option("--capacity", r.capacity,
-                    "wavefront paths in flight (default: GPU " + count_text(kDefaultGpuCapacity) +
-                        " within free memory; CPU " + count_text(kDefaultCpuCapacity) + ")")
-        ->check(whole(1, 1u << 30));
-    cmd->add_flag("--sort-materials", r.sort_materials, "wavefront: shade in material order (CUB radix sort)");
-    cmd->add_option("--sort-rays", r.sort_rays,
-                    "wavefront: an iteration of at least this many paths traces its rays in spatial order (the "
-                    "direction's octant and the Morton code of the origin, CUB radix sort); same image; 0: never "
-                    "(default)")
-        ->check(whole(0, 0xffffffffu));
-    cmd->add_flag(
-        "--general-kernels", r.general_kernels,
-        "GPU: the kernels compiled for every feature, not the smallest set that holds the scene's (a baseline)");
-    cmd->add_option("--drain", r.drain_below,
-                    "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, "
-                    "each path to its end (0: never; default " +
-                        std::to_string(RenderOptions::kDefaultDrainBelow) + ")")
-        ->check(whole(0, 0xffffffffu));
-    cmd->add_flag("--push-compaction,!--select-compaction", r.push_compaction,
-                  "wavefront compaction: shade packs live paths into the next queue by a CUB block scan (default), "
-                  "or --select-compaction: CUB DeviceSelect and a gather kernel");
-    cmd->add_option("--refill", r.refill,
-                    "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; "
-                    "0: one thread per ray (default " +
-                        std::to_string(RenderOptions::kDefaultRefill) + ")")
-        ->check(whole(0, 32));
-    cmd->add_option("--threads", r.threads, "CPU threads (default: all cores)")->check(whole(1, 4096));
+    // every schedule option of the list (host/render/render.h) as its option; bench's own only on bench
+#define WP_OPTION_CLI(K, type, member, init, flag, scope, lo, hi, def, help) \
+    if (bench || !((scope)&kOptBench))                                       \
+        add_schedule_option_##K(cmd, r.member, flag, lo, hi, option_help(help, def, uint64_t(RenderOptions{}.member)));
+    WP_RENDER_OPTIONS(WP_OPTION_CLI)
+#undef WP_OPTION_CLI
     cmd->add_option("--devices", s.devices,
                     "GPU: split the render over these CUDA devices, 'all' or a list (0,1; a repeated index is "
                     "several workers on one GPU): batches of samples from a shared counter, the image bit for bit "
@@ -170,7 +154,7 @@ CLI::App* add_render_command(CLI::App& app, RenderCall& rc) {
                        "name without extension, {dir} its folder's name (default: {name}.exr in the current folder)");
     render->add_option("--output-dir", rc.output_dir, "folder for the outputs (an existing one)");
     render->add_flag("--keep-going", rc.keep_going, "with several scenes: when one fails, render the rest");
-    add_render_options(render, rc.rs);
+    add_render_options(render, rc.rs, false);
     render
         ->add_option_function<std::string>(
             "--aov",
@@ -246,7 +230,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchCall& c) {
                       "scene files (default: the benchmark set {cornell-box,rtiow,sponza,dragon,helmet}.json, "
                       "installed or in the source tree, and the published pbrt-v4 scenes veach-ajar, living-room, "
                       "pbrt-book and material-testball, installed or extracted in the build folder)");
-    add_render_options(bench, c.bo.settings);
+    add_render_options(bench, c.bo.settings, true);
     bench->add_option("--modes", c.modes, "comma-separated schedules (default " + c.modes + ")");
     bench
         ->add_option("--repeat", c.bo.repeat,
@@ -266,10 +250,6 @@ CLI::App* add_bench_command(CLI::App& app, BenchCall& c) {
     bench->add_flag("--no-raycast", c.no_raycast, "skip the ray-cast-only traversal pass (default: it runs)");
     bench->add_option("--resources", c.bo.resources_path,
                       "ptxas report (default: kernel_resources.txt beside the binary, GPU only)");
-    bench->add_flag("--no-queue-stats", c.no_queue_stats,
-                    "wavefront: no per-depth path and shadow-ray counts (queue fill; default: counted)");
-    bench->add_flag("--no-kernel-timing", c.no_kernel_timing,
-                    "GPU: no per-kernel events (frame time only; default: one more render with them)");
     bench->add_option("--reference", c.bo.reference,
                       "error per second: the reference image (EXR, PFM) of the one scene, or auto: one rendered "
                       "first for each scene (megakernel, --reference-spp, the next seed); with --spp-list");
@@ -302,7 +282,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchCall& c) {
 }
 
 // `wavepath settings`: the list of kernels/render_params.h, as docs/OPTIONS.md's table or one line a setting.
-int run_settings(bool markdown) {
+int run_settings(bool markdown, bool as_json) {
+    if (as_json) {
+        std::printf("%s\n", settings_description().dump(1).c_str());
+        return kExitOk;
+    }
     if (markdown) {
         std::fputs(settings_markdown().c_str(), stdout);
         return kExitOk;
@@ -314,16 +298,71 @@ int run_settings(bool markdown) {
     return kExitOk;
 }
 
-// The options of `names` given to cmd (for those that may do nothing where they are given: ignored_options), with
-// both spellings of the compaction flag.
-std::vector<std::string> given_options(CLI::App* cmd, const std::vector<std::string>& names, int argc, char** argv) {
-    std::vector<std::string> g;
-    for (const std::string& n : names)
+// `wavepath options`: the schedule options of host/render/render.h, as docs/CLI.md's table or one line an option.
+int run_options(bool markdown, bool env_markdown) {
+    if (markdown || env_markdown) {
+        std::fputs((markdown ? schedule_options_markdown() : bvh_knobs_markdown()).c_str(), stdout);
+        return kExitOk;
+    }
+    for (const ScheduleOption& o : schedule_options()) std::printf("%-40s %s\n", o.flag, o.help.c_str());
+    return kExitOk;
+}
+
+// The options that may do nothing where they are given (ignored_options), as typed, given to cmd: the schedule
+// options of the list (host/render/render.h; bench's own on bench), then `extra`, then the list's options of two
+// spellings ("--push-compaction", "--select-compaction"), found in argv.
+std::vector<std::string> given_options(CLI::App* cmd, bool bench, const std::vector<std::string>& extra, int argc,
+                                       char** argv) {
+    std::vector<std::string> g, spelt;
+    for (const ScheduleOption& o : schedule_options()) {
+        if ((o.scope & kOptBench) && !bench) continue;
+        const std::vector<std::string> names = option_spellings(o);
+        if (names.size() == 1 && cmd->count(names[0]) > 0) g.push_back(names[0]);
+        if (names.size() > 1)
+            for (int i = 1; i < argc; ++i)
+                for (const std::string& n : names)
+                    if (argv[i] == n) spelt.push_back(n);
+    }
+    for (const std::string& n : extra)
         if (cmd->count(n) > 0) g.push_back(n);
-    for (int i = 1; i < argc; ++i)
-        for (const char* n : {"--push-compaction", "--select-compaction"})
-            if (std::string(argv[i]) == n) g.push_back(n);
+    g.insert(g.end(), spelt.begin(), spelt.end());
     return g;
+}
+
+// CLI11's "--output: At Most 1 required but received 2" in our words, with the values given: "-o/--output is given 2
+// times ('a.png', 'b.png'): it takes one value ..."; "" for any other parse error.
+std::string repeated_option(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+    const std::string w = e.what(), tail = ": At Most 1 required but received ";
+    const size_t at = w.find(tail);
+    if (e.get_name() != "ArgumentMismatch" || at == std::string::npos) return "";
+    const std::string name = w.substr(0, at);
+    std::vector<std::string> spellings;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        if (const CLI::Option* o = sub->get_option_no_throw(name); o && spellings.empty()) {
+            for (const std::string& n : o->get_snames()) spellings.push_back("-" + n);
+            for (const std::string& n : o->get_lnames()) spellings.push_back("--" + n);
+        }
+    if (spellings.empty()) spellings.push_back(name);
+    std::string names, values;
+    for (const std::string& n : spellings) names += (names.empty() ? "" : "/") + n;
+    size_t count = 0;
+    for (int i = 1; i < argc; ++i)
+        for (const std::string& n : spellings) {
+            const std::string a = argv[i];
+            std::string v;
+            if (a == n && i + 1 < argc)
+                v = argv[i + 1];
+            else if (a.rfind(n + "=", 0) == 0)
+                v = a.substr(n.size() + 1);
+            else
+                continue;
+            values += (values.empty() ? "'" : ", '") + v + "'";
+            ++count;
+        }
+    std::string m = names + " is given " + std::to_string(std::max<size_t>(count, 2)) + " times" +
+                    (values.empty() ? std::string() : " (" + values + ")") + ": it takes one value";
+    if (name == "--output") m += " (several scenes: one pattern, -o '{name}.exr')";
+    return m;
 }
 
 }  // namespace
@@ -348,26 +387,44 @@ int main(int argc, char** argv) {
     bool settings_markdown_table = false;
     settings->add_flag("--markdown", settings_markdown_table,
                        "the table of docs/OPTIONS.md (name, flag, scene key, type, default, range, help)");
+    bool settings_json = false;
+    settings->add_flag("--json", settings_json,
+                       "the list as JSON (name, kind, flag, minimum, maximum, default, help; a choice's values)");
+    auto* options = app.add_subcommand("options", "list the schedule options of render and bench (docs/CLI.md)");
+    bool options_markdown_table = false;
+    options->add_flag("--markdown", options_markdown_table,
+                      "the table of docs/CLI.md (option, where it does something, default, range, help)");
+    bool options_env_markdown = false;
+    options->add_flag("--env-markdown", options_env_markdown,
+                      "docs/CLI.md's table of the environment's WP_BVH_* knobs (variable, range, what)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        if (std::string m = repeated_option(app, e, argc, argv); !m.empty()) {
+            std::fprintf(stderr, "error: %s\n", m.c_str());
+            return kExitUsage;
+        }
         // help and --version exit 0; every usage error exits 2 (CLI11's own codes are 100 and up)
         return app.exit(e) == 0 ? kExitOk : kExitUsage;
     }
-    const std::vector<std::string> render_names = {"--capacity", "--sort-materials",  "--sort-rays", "--drain",
-                                                   "--refill",   "--general-kernels", "--threads"};
+    if (render->parsed() || bench->parsed()) {  // the tree's knobs (WP_BVH_*): checked, and said when set
+        if (std::string why = bvh_knobs_problem(); !why.empty()) {
+            std::fprintf(stderr, "error: %s\n", why.c_str());
+            return kExitUsage;
+        }
+        if (std::string knobs = bvh_knobs_text(build_options_from_env()); !knobs.empty())
+            std::fprintf(stderr, "the tree's knobs from the environment: %s\n", knobs.c_str());
+    }
     if (render->parsed()) {
-        rc.given = given_options(render, render_names, argc, argv);
+        rc.given = given_options(render, false, {}, argc, argv);
         rc.rs.devices_given = render->count("--devices") > 0;
         return run_render(rc);
     }
     if (merge->parsed()) return run_merge(mc);
-    if (settings->parsed()) return run_settings(settings_markdown_table);
-    std::vector<std::string> names = render_names;
-    for (const char* n : {"--no-kernel-timing", "--no-queue-stats", "--raycast-spp", "--spp-list", "--reference",
-                          "--reference-spp", "--target-relmse"})
-        names.push_back(n);
-    bc.given = given_options(bench, names, argc, argv);
+    if (settings->parsed()) return run_settings(settings_markdown_table, settings_json);
+    if (options->parsed()) return run_options(options_markdown_table, options_env_markdown);
+    bc.given = given_options(
+        bench, true, {"--raycast-spp", "--spp-list", "--reference", "--reference-spp", "--target-relmse"}, argc, argv);
     bc.bo.settings.devices_given = bench->count("--devices") > 0;
     return run_bench_command(bc);
 }

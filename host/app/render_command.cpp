@@ -676,8 +676,8 @@ void take_film_settings(const RenderCall& c, RenderRun& r, Job& j) {
         if (!override_given(r.rs.scene, st.name)) copy_setting(p, fp, st);
     if (p.width != scene_width || p.height != scene_height)
         j.loaded->data.camera.aspect = float(p.width) / float(p.height);
-    if (std::string why = render_limits_problem(p); !why.empty())  // (--crop against the film's size)
-        throw SceneError(j.scene + ": " + why);
+    check_given_crop(j.scene, r.rs.scene, p);  // (--crop against the film's size)
+    if (std::string why = render_limits_problem(p); !why.empty()) throw SceneError(j.scene + ": " + why);
     j.loaded->params = crop_for_render(p);
     // --spp above the film's: the render goes on to the larger count (the random numbers are keyed by pixel and
     // sample, so the film is a prefix of that render); below it: an error
@@ -714,6 +714,11 @@ bool load_job(const RenderCall& c, RenderRun& r, Job& j) {
         }
         if (c.stats || load_was_slow(*j.loaded)) std::fprintf(stderr, "%s\n", load_line(j.scene, *j.loaded).c_str());
         if (r.resuming) take_film_settings(c, r, j);
+    } catch (const UsageError& e) {  // (a --crop outside the image)
+        std::fprintf(stderr, "error: %s\n", e.what());
+        j.status = "usage error";
+        j.code = kExitUsage;
+        return false;
     } catch (const SceneMemoryError& e) {  // the tree's forecast over the memory available: refused unbuilt
         std::fprintf(stderr, "error: %s\n", e.what());
         j.status = "scene error";

@@ -19,17 +19,13 @@
 namespace wp {
 
 // The command line's overrides of a scene's own render settings, one optional per setting of the list
-// (kernels/render_params.h) by its name; unset: the scene's. The filter and the crop are their text.
-#define WP_OVERRIDE_MEMBER(K, member, name, ...) std::optional<WP_OVERRIDE_TYPE_##K> name;
-#define WP_OVERRIDE_TYPE_WHOLE uint32_t
-#define WP_OVERRIDE_TYPE_FLAG uint32_t
-#define WP_OVERRIDE_TYPE_REAL float
-#define WP_OVERRIDE_TYPE_FILTER std::string
-#define WP_OVERRIDE_TYPE_CROP std::string
-#define WP_OVERRIDE_TYPE_CHOICE uint32_t
+// (kernels/render_params.h) by its name, of its kind's value type (render_settings.h: WP_SETTING_VALUE_*; the filter
+// and the crop are their text); unset: the scene's.
+#define WP_OVERRIDE_MEMBER(K, member, name, ...) std::optional<WP_SETTING_VALUE_##K> name;
 struct SceneOverrides {
     WP_RENDER_SETTINGS(WP_OVERRIDE_MEMBER)
 };
+#undef WP_OVERRIDE_MEMBER
 
 // Whether the command line gives setting `name` (an option or --set).
 inline bool override_given(const SceneOverrides& o, const std::string& name) {
@@ -53,13 +49,7 @@ inline std::string set_override(SceneOverrides& o, const std::string& assignment
     if (std::string why = set_setting(rp, *s, value); !why.empty()) return name + ": " + why;
     if (override_given(o, name)) return name + " is given twice (by --set and " + s->flag + ", or two --set)";
 #define WP_OVERRIDE_SET(K, member, n, ...) \
-    if (name == #n) WP_OVERRIDE_SET_##K(o.n, rp.member, value);
-#define WP_OVERRIDE_SET_WHOLE(o, member, value) o = member
-#define WP_OVERRIDE_SET_FLAG(o, member, value) o = member
-#define WP_OVERRIDE_SET_REAL(o, member, value) o = member
-#define WP_OVERRIDE_SET_FILTER(o, member, value) o = value
-#define WP_OVERRIDE_SET_CROP(o, member, value) o = value
-#define WP_OVERRIDE_SET_CHOICE(o, member, value) o = member
+    if (name == #n) get_setting_value(rp, *s, value, o.n.emplace());
     WP_RENDER_SETTINGS(WP_OVERRIDE_SET)
 #undef WP_OVERRIDE_SET
     return "";
@@ -80,26 +70,28 @@ struct RenderSettings {
 // Overrides applied to a scene's settings and camera; a new width or height sets the camera's aspect to match.
 inline void apply_overrides(RenderParams& rp, CameraData& camera, const SceneOverrides& o) {
 #define WP_OVERRIDE_APPLY(K, member, n, ...) \
-    if (o.n) WP_OVERRIDE_APPLY_##K(rp, rp.member, *o.n);
-#define WP_OVERRIDE_APPLY_WHOLE(rp, member, v) member = v
-#define WP_OVERRIDE_APPLY_FLAG(rp, member, v) member = v
-#define WP_OVERRIDE_APPLY_REAL(rp, member, v) member = v
-#define WP_OVERRIDE_APPLY_FILTER(rp, member, v) set_filter_spec(rp, v)  // (a wrong spec: the limits' check names it)
-#define WP_OVERRIDE_APPLY_CROP(rp, member, v) set_setting(rp, *find_setting("crop"), v)
-#define WP_OVERRIDE_APPLY_CHOICE(rp, member, v) member = v
+    if (o.n) put_setting_value(rp, *find_setting(#n), *o.n);
     WP_RENDER_SETTINGS(WP_OVERRIDE_APPLY)
 #undef WP_OVERRIDE_APPLY
     if (o.width || o.height) camera.aspect = float(rp.width) / float(rp.height);
 }
 inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) { apply_overrides(ls.params, ls.data.camera, o); }
 
+// A --crop (or --set crop=) of the command line outside the image it renders: a usage error (exit 2) naming the
+// crop and the image's size, "scene.json: --crop 0,0,100,8 is not inside the 64x64 image (...)". A crop of the
+// scene file's own is the scene's error (render_limits_problem).
+inline void check_given_crop(const std::string& path, const SceneOverrides& o, const RenderParams& rp) {
+    if (!o.crop) return;
+    if (std::string why = crop_problem(rp); !why.empty()) throw UsageError(path + ": --" + why);
+}
+
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result
 // checked against the render limits. Throws SceneError naming the file: "<path>: max_depth 5000 out of range
-// (1 to 1024)".
-// ready_render_scene is its second half, for a scene loaded otherwise (the Python module's dicts:
-// load_scene_json_text).
+// (1 to 1024)"; UsageError for a --crop outside the image (check_given_crop). ready_render_scene is its second half,
+// for a scene loaded otherwise (the Python module's dicts: load_scene_json_text).
 inline LoadedScene ready_render_scene(LoadedScene ls, const std::string& path, const SceneOverrides& o) {
     apply_overrides(ls, o);
+    check_given_crop(path, o, ls.params);
     if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
     ls.params = crop_for_render(ls.params);  // (the renderers' form of a crop: width x height the crop's)
     return ls;
@@ -111,11 +103,12 @@ inline LoadedScene load_render_scene(const std::string& path, const SceneOverrid
 // A loaded scene's settings (load_render_scene's: a crop in the renderers' form) with more overrides, for another
 // render of the same scene (the Python module's render(settings=...)): the settings as given (crop_settings), the
 // overrides applied (a new width or height: `camera`'s aspect too), the limits checked, a crop in the renderers'
-// form. Throws SceneError naming `path`, as load_render_scene.
+// form. Throws SceneError (UsageError for a crop outside the image) naming `path`, as load_render_scene.
 inline RenderParams override_loaded(const std::string& path, const RenderParams& loaded, CameraData& camera,
                                     const SceneOverrides& o) {
     RenderParams rp = crop_settings(loaded);
     apply_overrides(rp, camera, o);
+    check_given_crop(path, o, rp);
     if (std::string why = render_limits_problem(rp); !why.empty()) throw SceneError(path + ": " + why);
     return crop_for_render(rp);
 }

@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <cstdio>
 #include <cstring>
@@ -63,33 +64,60 @@ std::string aov_names(uint32_t bits) {
 }
 
 namespace {
-// Each table element's fields that a render reads (padding words apart: they may hold anything).
+// Each table element's fields that a render reads (padding words apart: they may hold anything). Beside each, the
+// element's size in the 4-byte words hash_item reads, in its order, so that a field added to a table (or put in a
+// padding word's place) stops the build here until it is hashed too: a film must never resume on a changed scene.
+// An element with padding words keeps them last, in a field named `pad`, and its check pins where they start.
+#define WP_HASHED_WORDS(T, words)                                            \
+    static_assert(sizeof(T) == 4 * (words), #T                               \
+                  ": a field was added or removed: add it to its hash_item " \
+                  "(host/render/film_file.cpp) and update this count")
+#define WP_HASHED_WORDS_PAD(T, words)                                                                         \
+    static_assert(offsetof(T, pad) == 4 * (words) && sizeof(T) == 4 * (words) + sizeof(T::pad), #T            \
+                  ": a field was added or removed (or took a padding word's place): add it to its hash_item " \
+                  "(host/render/film_file.cpp), keep `pad` last, and update this count")
+static_assert(sizeof(vec3) == 12, "vec3: three floats, hashed as three words");
 void hash_item(Hash& h, float v) { h.f(v); }
 void hash_item(Hash& h, const F4& v) { h.f4(v); }
+WP_HASHED_WORDS(F4, 4);
 void hash_item(Hash& h, const U4& v) { h.word(v.x), h.word(v.y), h.word(v.z), h.word(v.w); }
+WP_HASHED_WORDS(U4, 4);
 void hash_item(Hash& h, const BVHNode& n) {
     hash_item(h, n.a), hash_item(h, n.b), hash_item(h, n.c), hash_item(h, n.d);
 }
+WP_HASHED_WORDS(BVHNode, 4 * 4);
 void hash_item(Hash& h, const LambertData& m) { h.v3(m.albedo), h.word(m.albedo_tex); }
+WP_HASHED_WORDS(LambertData, 3 + 1);
 void hash_item(Hash& h, const ConductorData& m) {
     h.v3(m.color), h.f(m.alpha), h.v3(m.eta), h.word(m.use_complex_ior), h.v3(m.k);
 }
+WP_HASHED_WORDS_PAD(ConductorData, 3 + 1 + 3 + 1 + 3);
 void hash_item(Hash& h, const DielectricData& m) { h.v3(m.tint), h.f(m.ior), h.f(m.alpha); }
+WP_HASHED_WORDS(DielectricData, 3 + 1 + 1);
 void hash_item(Hash& h, const PrincipledData& m) {
     h.v3(m.base_color), h.f(m.metallic), h.f(m.roughness), h.word(m.base_tex), h.word(m.mr_tex);
     h.word(m.normal_tex), h.v3(m.emissive), h.word(m.emissive_tex), h.f(m.normal_scale);
 }
+WP_HASHED_WORDS_PAD(PrincipledData, 3 + 1 + 1 + 1 + 1 + 1 + 3 + 1 + 1);
 void hash_item(Hash& h, const LayeredData& m) {
     h.v3(m.reflectance), h.word(m.reflectance_tex), h.v3(m.albedo), h.f(m.thickness), h.v3(m.eta), h.f(m.g);
     h.v3(m.k), h.f(m.coat_eta), h.f(m.coat_alpha), h.f(m.base_alpha), h.word(m.conductor_base);
     h.word(m.max_depth), h.word(m.nsamples);
 }
+WP_HASHED_WORDS_PAD(LayeredData, 3 + 1 + 3 + 1 + 3 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1);
 void hash_item(Hash& h, const BumpData& b) { h.word(b.material), h.word(b.tex), h.f(b.scale), h.f(b.du), h.f(b.dv); }
+WP_HASHED_WORDS_PAD(BumpData, 1 + 1 + 1 + 1 + 1);
 void hash_item(Hash& h, const Light& l) {
     h.word(l.prim), h.f(l.area), h.f(l.select_pdf), h.word(l.two_sided), h.v3(l.Le);
     h.word(l.type), h.v3(l.pos), h.f(l.cos_start), h.v3(l.dir), h.f(l.cos_end);
 }
+WP_HASHED_WORDS(Light, 1 + 1 + 1 + 1 + 3 + 1 + 3 + 1 + 3 + 1);
 void hash_item(Hash& h, const TexInfo& t) { h.word(t.offset), h.word(t.width), h.word(t.height), h.word(t.kind); }
+WP_HASHED_WORDS(TexInfo, 1 + 1 + 1 + 1);
+// (the camera is hashed field by field in scene_fingerprint)
+WP_HASHED_WORDS(CameraData, 3 + 1 + 3 + 3 + 3 + 1 + 1 + 1);
+#undef WP_HASHED_WORDS
+#undef WP_HASHED_WORDS_PAD
 }  // namespace
 
 uint64_t scene_fingerprint(const SceneData& s) {
@@ -142,22 +170,11 @@ std::string film_settings_difference(const PartialFilm& a, const PartialFilm& b)
 }
 
 namespace {
-// The settings into the film header: each of the list by its name (the filter's three members as "filter",
-// "filter_radius" and "filter_sigma"), the colour transform only where there is one ("film_matrix").
+// The settings into the film header: its "render" block, the form of a native scene file's (render_block), and the
+// colour transform only where there is one ("film_matrix").
 void write_film_settings(nlohmann::json& j, const PartialFilm& film) {
     const RenderParams f = crop_settings(film);  // (width and height the full image's, as the settings were given)
-    for (const SettingInfo& s : render_settings()) {
-        if (s.kind == SettingKind::Whole || s.kind == SettingKind::Flag) j[s.name] = setting_u32(f, s);
-        if (s.kind == SettingKind::Real) j[s.name] = setting_f32(f, s);
-        if (s.kind == SettingKind::Filter) {
-            j[s.name] = f.filter;
-            j[std::string(s.name) + "_radius"] = f.filter_radius;
-            j[std::string(s.name) + "_sigma"] = f.filter_sigma;
-        }
-        if (s.kind == SettingKind::Crop && f.crop_x1)  // (only where there is one)
-            j[s.name] = std::vector<uint32_t>{f.crop_x0, f.crop_y0, f.crop_x1, f.crop_y1};
-        if (s.kind == SettingKind::Choice) j[s.name] = setting_text(f, s);  // its name ("sobol")
-    }
+    j["render"] = render_block(f);
     if (f.film_transform) j["film_matrix"] = std::vector<float>(f.film_matrix, f.film_matrix + 9);
 }
 }  // namespace
@@ -259,47 +276,47 @@ struct HeaderReader {
 }  // namespace
 
 namespace {
-// The settings from the film header, each checked for its type and the list's range, a bad one named by its key.
-// The settings films have had from the first (the list's head: RenderParams' members before the divisions) are
-// required; one added later, absent in older films, takes the value that renders as those films were rendered
-// (settings_of_older_films: the pixel box, no clamp, the independent sampler).
-void read_film_settings(const HeaderReader& h, PartialFilm& f) {
-    const RenderParams init = settings_of_older_films();
+// The shim for films written before the header's "render" block (their settings at the header's top level, the
+// filter as its number and "filter_radius", "filter_sigma", a flag as 0 or 1): that header's settings as a render
+// block, for the one reader. The settings films have had from the first (the list's head: RenderParams' members
+// before the divisions) must be there; one added later, absent in older films, takes the value that renders as those
+// films were rendered (settings_of_older_films: the pixel box, no clamp, the independent sampler).
+nlohmann::json older_render_block(const HeaderReader& h) {
+    nlohmann::json block = render_block(settings_of_older_films());
     for (const SettingInfo& s : render_settings()) {
         const bool required = s.offset < offsetof(RenderParams, div_pixels);
-        if (s.kind == SettingKind::Whole || s.kind == SettingKind::Flag)
-            setting_u32(f, s) =
-                uint32_t(h.integer(s.name, required, uint64_t(s.lo), uint64_t(s.hi), setting_u32(init, s)));
-        if (s.kind == SettingKind::Real)
-            setting_f32(f, s) = h.real(s.name, float(s.lo), float(s.hi), false, setting_f32(init, s));
+        if (!h.j.contains(s.name)) {
+            if (required) h.bad(s.name, "missing");
+            continue;
+        }
+        nlohmann::json v = h.j[s.name];
+        if (s.kind == SettingKind::Flag && (v == 0 || v == 1)) v = v == 1;
         if (s.kind == SettingKind::Filter) {
-            f.filter = uint32_t(h.integer(s.name, required, 0, kFilterMitchell, init.filter));
-            f.filter_radius =
-                h.real((std::string(s.name) + "_radius").c_str(), float(s.lo), float(s.hi), true, init.filter_radius);
-            f.filter_sigma =
-                h.real((std::string(s.name) + "_sigma").c_str(), float(s.lo), float(s.hi), true, init.filter_sigma);
+            static const char* names[] = {"box", "box", "tent", "gaussian", "mitchell"};
+            if (!v.is_number_unsigned() || v.get<uint64_t>() > kFilterMitchell)
+                h.bad(s.name, "expected a filter number from 0 to 4, got " + HeaderReader::kind(v));
+            v = nlohmann::json{{"type", names[v.get<uint64_t>()]}};
+            for (const char* k : {"radius", "sigma"})
+                if (h.j.contains(std::string(s.name) + "_" + k)) v[k] = h.j[std::string(s.name) + "_" + k];
         }
-        if (s.kind == SettingKind::Choice) {
-            const std::string name = h.text(s.name, required, setting_text(init, s));
-            const int x = choice_value(s, name);
-            if (x < 0) h.bad(s.name, "expected one of " + setting_range_text(s) + ", got \"" + name + "\"");
-            setting_u32(f, s) = uint32_t(x);
-        }
-        if (s.kind == SettingKind::Crop && h.j.contains(s.name)) {  // films without a crop: none
-            const nlohmann::json& c = h.j[s.name];
-            const std::string want =
-                "expected [x0, y0, x1, y1], whole numbers from 0 to " + std::to_string((unsigned long long)s.hi);
-            if (!c.is_array() || c.size() != 4) h.bad(s.name, want + ", got " + HeaderReader::kind(c));
-            uint32_t v[4];
-            for (size_t i = 0; i < 4; ++i) {
-                if (!c[i].is_number_unsigned() || c[i].get<uint64_t>() > uint64_t(s.hi))
-                    h.bad(s.name, "element " + std::to_string(i) + ": " + want + ", got " + HeaderReader::kind(c[i]));
-                v[i] = c[i].get<uint32_t>();
-            }
-            f.crop_x0 = v[0], f.crop_y0 = v[1], f.crop_x1 = v[2], f.crop_y1 = v[3];
-            if (std::string why = crop_problem(f); !why.empty()) h.bad(s.name, why);
-        }
+        block[s.name] = v;
     }
+    return block;
+}
+
+// The settings from the film header's render block (an older film's through the shim above), read as a native scene
+// file's render block is (render_settings.h: each checked for its type and the list's range), a bad one named by its
+// key ("render/spp"); every setting that has a value must be there; the crop checked against the image.
+void read_film_settings(const HeaderReader& h, PartialFilm& f) {
+    const bool older = !h.j.contains("render");
+    const nlohmann::json block = older ? older_render_block(h) : h.j["render"];
+    RenderParams rp;
+    read_render_block(
+        block, older ? "" : "render", rp,
+        [&h](const std::string& ptr, const std::string& what) { h.bad(ptr[0] == '/' ? ptr.substr(1) : ptr, what); },
+        true);
+    for (const SettingInfo& s : render_settings()) copy_setting(f, rp, s);
+    if (std::string why = crop_problem(f); !why.empty()) h.bad(older ? "crop" : "render/crop", why);
     const nlohmann::json& j = h.j;
     if (j.contains("film_matrix")) {  // films without a colour transform: none
         const nlohmann::json& m = j["film_matrix"];

@@ -5,7 +5,7 @@
 // continues an interrupted render (host/app/main.cpp; docs/CLI.md "Renders split across processes and machines").
 //
 // File layout: the line "WPFILM 1", one line of JSON (the header below), then the sums as little-endian unsigned
-// 64-bit words: the beauty's, 3 per pixel in pixel order (R, G, B), and with the Mitchell filter ("filter": 4) a
+// 64-bit words: the beauty's, 3 per pixel in pixel order (R, G, B), and with the Mitchell filter ("filter" mitchell) a
 // second film of as many after it, the samples of negative weight (kernels/filter.h: 6 words per pixel in all);
 // then, where the header's "aovs" lists AOVs (kernels/aov.h: "albedo", "normal", "depth", "position"; absent or
 // empty: none, as in films written before AOVs were kept), their signed fixed-point sums (two's complement, 2^24 per

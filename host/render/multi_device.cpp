@@ -20,6 +20,33 @@ void add_histogram(std::vector<unsigned long long>& to, const std::vector<unsign
     if (to.size() < from.size()) to.resize(from.size());
     for (size_t d = 0; d < from.size(); ++d) to[d] += from[d];
 }
+
+// A worker's film added to the split render's (moved in when it is the first): fixed point, so exact in any order.
+void add_film(std::vector<unsigned long long>& sum, std::vector<unsigned long long>& film) {
+    if (film.empty()) return;
+    if (sum.empty()) {
+        sum = std::move(film);
+        return;
+    }
+    if (film.size() != sum.size()) throw std::logic_error("split render: workers' films differ in size");
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += film[i];
+}
+
+// The device in words: "2 x NVIDIA H200 (devices 0,1)", or the names one after another.
+std::string devices_in_words(const std::vector<DeviceStat>& devices, unsigned n) {
+    bool same = true;
+    std::string list;
+    for (const DeviceStat& d : devices) {
+        same &= d.name == devices[0].name;
+        list += (list.empty() ? "" : ",") + (d.device >= 0 ? std::to_string(d.device) : std::string("cpu"));
+    }
+    if (same) return std::to_string(n) + " x " + devices[0].name + " (devices " + list + ")";
+    std::string words;
+    for (const DeviceStat& d : devices)
+        words += (words.empty() ? "" : " + ") + d.name + " (" +
+                 (d.device >= 0 ? std::to_string(d.device) : std::string("cpu")) + ")";
+    return words;
+}
 }  // namespace
 
 uint64_t split_batch_size(uint64_t samples, unsigned workers) {
@@ -45,6 +72,30 @@ void add_kernel_rows(std::vector<KernelRow>& to, const std::vector<KernelRow>& f
         }
     }
 }
+
+namespace {
+// One worker's statistics added to the split render's: the first worker's names, the others' counts summed, lists
+// joined, the largest capacity and setup.
+void add_worker_stats(RenderStats& all, const RenderStats& w, double setup_ms) {
+    if (all.backend.empty()) {
+        all.backend = w.backend;
+        all.mode = w.mode;
+        all.feature_set = w.feature_set;
+        all.sorted = w.sorted;
+    }
+    all.extension_rays += w.extension_rays;
+    all.shadow_rays += w.shadow_rays;
+    all.drained += w.drained;
+    add_histogram(all.family_paths, w.family_paths);
+    all.capacity = std::max(all.capacity, w.capacity);
+    all.device_bytes += w.device_bytes;
+    all.setup_ms = std::max(all.setup_ms, setup_ms);
+    add_kernel_rows(all.kernels, w.kernels);
+    all.iterations.insert(all.iterations.end(), w.iterations.begin(), w.iterations.end());
+    add_histogram(all.paths_at_depth, w.paths_at_depth);
+    add_histogram(all.shadow_at_depth, w.shadow_at_depth);
+}
+}  // namespace
 
 Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n, const WorkerFactory& make,
                    RenderStats& st) {
@@ -127,35 +178,12 @@ Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n,
     bool any = false;
     for (Slot& s : slots) {
         WorkerFilm& f = s.film;
-        if (!f.sum.empty()) {
-            if (sum.empty())
-                sum = std::move(f.sum);
-            else {
-                if (f.sum.size() != sum.size()) throw std::logic_error("split render: workers' films differ in size");
-                for (size_t i = 0; i < sum.size(); ++i) sum[i] += f.sum[i];  // fixed point: exact, in any order
-            }
-        }
+        add_film(sum, f.sum);
         nonfinite += f.nonfinite;
         clamped += f.clamped;
         first_bad = std::min(first_bad, f.first_nonfinite_pixel);
         const RenderStats& w = f.stats;
-        if (all.backend.empty()) {
-            all.backend = w.backend;
-            all.mode = w.mode;
-            all.feature_set = w.feature_set;
-            all.sorted = w.sorted;
-        }
-        all.extension_rays += w.extension_rays;
-        all.shadow_rays += w.shadow_rays;
-        all.drained += w.drained;
-        add_histogram(all.family_paths, w.family_paths);
-        all.capacity = std::max(all.capacity, w.capacity);
-        all.device_bytes += w.device_bytes;
-        all.setup_ms = std::max(all.setup_ms, s.row.setup_ms);
-        add_kernel_rows(all.kernels, w.kernels);
-        all.iterations.insert(all.iterations.end(), w.iterations.begin(), w.iterations.end());
-        add_histogram(all.paths_at_depth, w.paths_at_depth);
-        add_histogram(all.shadow_at_depth, w.shadow_at_depth);
+        add_worker_stats(all, w, s.row.setup_ms);
         s.row.device = f.device;
         s.row.name = w.device;
         s.row.device_bytes = w.device_bytes;
@@ -179,19 +207,7 @@ Image render_split(const RenderParams& rp, const RenderOptions& opt, unsigned n,
         if (any) t_last = std::max(t_last, Clock::now());
     }
     all.render_ms = any ? ms_between(t_first, t_last) : 0.0;
-    // the device in words: "2 x NVIDIA H200 (devices 0,1)", or the names one after another
-    bool same = true;
-    std::string list;
-    for (const DeviceStat& d : all.devices) {
-        same &= d.name == all.devices[0].name;
-        list += (list.empty() ? "" : ",") + (d.device >= 0 ? std::to_string(d.device) : std::string("cpu"));
-    }
-    if (same)
-        all.device = std::to_string(n) + " x " + all.devices[0].name + " (devices " + list + ")";
-    else
-        for (const DeviceStat& d : all.devices)
-            all.device += (all.device.empty() ? "" : " + ") + d.name + " (" +
-                          (d.device >= 0 ? std::to_string(d.device) : std::string("cpu")) + ")";
+    all.device = devices_in_words(all.devices, n);
     slots.clear();  // the workers freed here, on the caller's thread
     st = std::move(all);
     return img;

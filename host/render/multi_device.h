@@ -60,8 +60,8 @@ uint64_t split_batch(const RenderOptions& opt, uint64_t samples, unsigned worker
 // 4M samples: a batch is at least two of the megakernel's shortest launches (2M) and half the wavefront's default
 // queue (8M paths), whose tail (the drain of the last paths) every batch pays once.
 constexpr uint64_t kMinSplitBatch = 1ull << 22;
-// 32M samples: a cancel waits for the batches in flight (each finished once taken); 32M are 0.15 s of the slowest
-// benchmark scene on one H200 (Sponza's megakernel, 228 Msamples/s).
+// 32M samples: a cancel waits for the batches in flight (each finished once taken), a fraction of a second on the
+// slowest benchmark scene (docs/DECISIONS.md: split-batch).
 constexpr uint64_t kMaxSplitBatch = 1ull << 25;
 
 // The driver: the range of opt (sample_begin, sample_end) in batches of opt.split_batch (0: split_batch_size) over

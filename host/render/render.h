@@ -26,35 +26,70 @@ constexpr uint32_t kDefaultGpuCapacity = 1u << 23;
 // The CPU wavefront's default queue (and the CPU ray-cast benchmark's): 64K paths.
 constexpr uint32_t kDefaultCpuCapacity = 1u << 16;
 
+// A count as the help texts write it: 8M, 64K, or the number.
+inline std::string count_text(uint64_t n) {
+    if (n >= (1u << 20) && n % (1u << 20) == 0) return std::to_string(n >> 20) + "M";
+    if (n >= (1u << 10) && n % (1u << 10) == 0) return std::to_string(n >> 10) + "K";
+    return std::to_string(n);
+}
+
+// Where a schedule option does something (the scope column of WP_RENDER_OPTIONS).
+enum OptionScope : unsigned {
+    kOptWavefront = 1,  // the wavefront schedule
+    kOptRaycast = 2,    // bench's ray-cast pass too (it has wavefront queues)
+    kOptGpu = 4,        // the GPU backend only
+    kOptCpu = 8,        // the CPU backend only
+    kOptBench = 16,     // an option of `wavepath bench` only
+};
+
+// The schedule options, listed once (as kernels/render_params.h lists the render settings): from this list come
+// RenderOptions' members below, the options of `wavepath render` and `bench` (host/app/main.cpp), the warning for an
+// option given where it does nothing (host/app/cli_support.cpp, by the scope column), the bench JSON's mode entries
+// (each option's value where it applies, else 0) and docs/CLI.md's table of them (`wavepath options --markdown`;
+// tests/check_options_doc.sh compares). Why each default is what it is: the comments under the list.
+// Columns: O(KIND, type, member, init, flag, scope, lo, hi, default_text, help)
+//   KIND  VALUE: a number in [lo, hi]; SWITCH: a flag that turns it on, with its negation after a comma
+//         ("--push-compaction,!--select-compaction"); OFF: a flag that turns it off (bench's "--no-queue-stats")
+//   scope kOpt* above, or'ed; default_text: the default in words ("": the init value)
+#define WP_RENDER_OPTIONS(O)                                                                                        \
+    O(VALUE, uint32_t, capacity, 0, "--capacity", kOptWavefront | kOptRaycast, 1, 1u << 30,                         \
+      "GPU " + count_text(kDefaultGpuCapacity) + " within free memory; CPU " + count_text(kDefaultCpuCapacity),     \
+      "wavefront paths in flight")                                                                                  \
+    O(SWITCH, bool, sort_materials, false, "--sort-materials", kOptWavefront, 0, 1, "off",                          \
+      "wavefront: shade in material order (CUB radix sort)")                                                        \
+    O(VALUE, uint32_t, sort_rays, 0, "--sort-rays", kOptWavefront, 0, 0xffffffffu, "",                              \
+      "wavefront: an iteration of at least this many paths traces its rays in spatial order (the direction's "      \
+      "octant and the Morton code of the origin, CUB radix sort); same image; 0: never")                            \
+    O(VALUE, uint32_t, drain_below, kDefaultDrainBelow, "--drain", kOptWavefront, 0, 0xffffffffu, "",               \
+      "wavefront: once all camera paths are out, finish at most this many live paths in one kernel, each path to "  \
+      "its end (0: never)")                                                                                         \
+    O(VALUE, uint32_t, refill, kDefaultRefill, "--refill", kOptGpu | kOptWavefront | kOptRaycast, 0, 32, "",        \
+      "GPU: persistent extend kernel, a warp refills its idle lanes once this many (1-32) are idle; 0: one thread " \
+      "per ray")                                                                                                    \
+    O(SWITCH, bool, general_kernels, false, "--general-kernels", kOptGpu, 0, 1, "off",                              \
+      "GPU: the kernels compiled for every feature, not the smallest set that holds the scene's (a baseline)")      \
+    O(VALUE, unsigned, threads, 0, "--threads", kOptCpu, 1, 4096, "all cores", "CPU threads")                       \
+    O(OFF, bool, kernel_timing, true, "--no-kernel-timing", kOptGpu | kOptBench, 0, 1, "one more render with them", \
+      "GPU: no per-kernel events (frame time only)")                                                                \
+    O(OFF, bool, queue_stats, true, "--no-queue-stats", kOptWavefront | kOptBench, 0, 1, "counted",                 \
+      "wavefront: no per-depth path and shadow-ray counts (queue fill)")                                            \
+    O(SWITCH, bool, push_compaction, true, "--push-compaction,!--select-compaction", kOptWavefront, 0, 1,           \
+      "--push-compaction",                                                                                          \
+      "wavefront compaction: shade packs live paths into the next queue by a CUB block scan, or "                   \
+      "--select-compaction: CUB DeviceSelect and a gather kernel")
+
 struct RenderOptions {
-    unsigned threads = 0;         // CPU threads; 0 = all cores
-    uint32_t capacity = 0;        // wavefront: paths in flight; 0 = default (GPU kDefaultGpuCapacity within free
-                                  // memory, CPU kDefaultCpuCapacity)
-    bool sort_materials = false;  // wavefront: shade in material order (CUB radix sort of the hit keys)
-    // wavefront: an iteration of at least this many paths traces its extension and shadow rays in key order (their
-    // direction's octant and the Morton code of their origin: kernels/ray_order.h); 0: never.
-    uint32_t sort_rays = 0;
-    // Wavefront tail: once every camera path is generated and at most this many paths are live, they are run to
-    // their ends in one drain kernel (the megakernel's persistent loop over the same stage functions) instead of one
-    // launch sequence per bounce. 0: never.
-    uint32_t drain_below = kDefaultDrainBelow;
-    // 512K paths: on the H100 against 256K the wavefront 0.9% faster on RTIOW, 0.2-0.3% on the others (LOG entry 53)
+    // The defaults behind the list's values: 512K paths drained (on the H100 against 256K the wavefront 0.9% faster
+    // on RTIOW, 0.2-0.3% on the others, LOG entry 53); a warp of the persistent extend refills at 16 idle lanes
+    // (kernels/persistent.h, LOG entry 26). Compaction by push, 3-9% faster frames than select and gather (LOG entry
+    // 27). The general kernels: the baseline the specialised ones are measured against (same image bit for bit).
+    // Counting paths per depth: RenderStats::paths_at_depth, the bench's queue fill; kernel timing: CUDA events
+    // around every kernel (the per-kernel table), else the frame's only. Ray sorting: kernels/ray_order.h.
     static constexpr uint32_t kDefaultDrainBelow = 1u << 19;
-    // wavefront compaction (default): shade packs the live paths into the next queue (GPU: a CUB block scan numbers
-    // each block's live paths, one atomic per block reserves their slots; CPU: one atomic per path). false: the CUB
-    // select and gather kernels (compact_select, compact), 3-9% slower frames (profiling/LOG.md entry 27).
-    bool push_compaction = true;
-    // GPU, binary tree: extend runs as a persistent kernel whose warps refill their idle lanes with new rays once
-    // this many (1-32) are idle (kernels/persistent.h); 0: one thread per ray. profiling/LOG.md entry 26.
-    uint32_t refill = kDefaultRefill;
     static constexpr uint32_t kDefaultRefill = 16;
-    // GPU: the kernels compiled for every feature (kernels/features.h) rather than the smallest set that holds the
-    // scene's: the baseline the specialised kernels are measured against (same image bit for bit).
-    bool general_kernels = false;
-    // wavefront: count paths and shadow rays per depth (RenderStats::paths_at_depth, the bench's queue fill)
-    bool queue_stats = true;
-    // GPU: time every kernel with CUDA events (the per-kernel table); false leaves only the frame's events
-    bool kernel_timing = true;
+#define WP_RENDER_OPTION_MEMBER(K, type, member, init, ...) type member = init;
+    WP_RENDER_OPTIONS(WP_RENDER_OPTION_MEMBER)
+#undef WP_RENDER_OPTION_MEMBER
     // AOVs to compute after the beauty (kernels/aov.h AovBits: albedo, normal, depth, position), in a pass of their
     // own over the same camera samples (stage "aov"); 0: none (the default).
     uint32_t aovs = 0;

@@ -152,8 +152,8 @@ struct Event {
 
 // The start of a frame's timing. A schedule calls it once its setup (device and pinned allocations, zeroing) is
 // queued: it records the frame's first event there, so the frame runs from the first launch to the last result in
-// both schedules (the wavefront's queues, ~800 MB, and pinned read-back buffers were inside its frame before:
-// profiling/LOG.md entry 32), and measures the setup on the host clock.
+// both schedules (the wavefront's queues and pinned read-back buffers outside it: docs/DECISIONS.md: pipelined), and
+// measures the setup on the host clock.
 struct FrameStart {
     cudaEvent_t t0;
     cudaStream_t stream;

@@ -54,9 +54,8 @@ uint64_t wavefront_render(Backend& x, uint64_t begin, uint64_t end, const Render
         next += it.generated;
         const uint32_t n = it.extended = live + it.generated;
         x.clear_counts();
-        // Rays traced in key order when the iteration holds at least opt.sort_rays paths. The shadow rays too: on
-        // Sponza their sort paid most (shadow 2.3x faster, extend 1.26x; without the shadow sort the frame gained
-        // 3% rather than 14%; H100, LOG entry 58).
+        // Rays traced in key order when the iteration holds at least opt.sort_rays paths, the shadow rays too (their
+        // sort pays most: docs/DECISIONS.md: sort-rays).
         const bool sort_rays = opt.sort_rays > 0 && n >= opt.sort_rays;
         if (sort_rays) x.sort_rays(n);
         x.q.extend_sorted = sort_rays;

@@ -438,36 +438,30 @@ std::vector<char> read_file(const std::string& path) {
     return buf;
 }
 
-}  // namespace
+// What the body holds: the vertices as read (positions, and normals and uv where the header has them) and the
+// triangles (corner vertex indices, corners already in output order), with the faces of fewer than 3 vertices.
+struct PlyBody {
+    std::vector<vec3> vpos, vnrm;
+    std::vector<vec2> vuv;
+    std::vector<uint32_t> tri;
+    uint64_t short_faces = 0, first_short = 0;
+};
 
-ObjMesh load_ply(const std::string& path, const mat4& M, bool smooth) {
-    std::vector<char> buf = read_file(path);
-    Reader r{path, buf.data(), buf.size() - 1, 0, false, {}};
+// The body read element by element: the vertex and face elements kept, the others checked and skipped.
+void read_body(Reader& r, const Element* vert, const Element* face, bool mirror, bool has_n, bool has_t,
+               PlyBody& body) {
     auto fail = [&](const std::string& what) { r.fail(what); };
-
-    mat3 A(M);
-    float det = glm::determinant(A);
-    if (!(std::isfinite(det) && det != 0.0f)) fail("the transform is singular");
-    mat3 N = glm::transpose(glm::inverse(A));
-    bool mirror = det < 0.0f;
-
-    r.parse_header();
-    r.check_counts();
-    Element *vert, *face;
-    r.bind(vert, face);
-
     const size_t nv = size_t(vert->count);
-    bool has_n = false, has_t = false;
-    for (const Property& p : vert->props) {
-        has_n = has_n || p.dest == NX;
-        has_t = has_t || p.dest == TU;
-    }
-    std::vector<vec3> vpos(nv), vnrm(has_n ? nv : 0);
-    std::vector<vec2> vuv(has_t ? nv : 0);
-    std::vector<uint32_t> tri;  // corner vertex indices, corners already in output order
+    std::vector<vec3>& vpos = body.vpos;
+    std::vector<vec3>& vnrm = body.vnrm;
+    std::vector<vec2>& vuv = body.vuv;
+    std::vector<uint32_t>& tri = body.tri;
+    uint64_t& short_faces = body.short_faces;
+    uint64_t& first_short = body.first_short;
+    vpos.resize(nv), vnrm.resize(has_n ? nv : 0);
+    vuv.resize(has_t ? nv : 0);
     tri.reserve(size_t(std::min<uint64_t>(face->count, 1u << 22)) * 3);  // grows beyond: counts are not trusted
     std::vector<uint32_t> poly;
-    uint64_t short_faces = 0, first_short = 0;
 
     r.cur = r.body;
     for (const Element& e : r.elems) {
@@ -531,15 +525,18 @@ ObjMesh load_ply(const std::string& path, const mat4& M, bool smooth) {
             }
         }
     }
+}
 
-    ObjMesh mesh;
-    if (short_faces)
-        mesh.warnings.push_back(path + ": " + std::to_string(short_faces) +
-                                " face(s) with fewer than 3 vertices skipped (first: face " +
-                                std::to_string(first_short) + ")");
+// The triangles placed: every vertex transformed by M (normals by N) once and checked where used; a triangle keeps
+// its normals and uv only where all three corners' are usable.
+void place_triangles(const Reader& r, const PlyBody& body, size_t nv, const mat4& M, const mat3& N, bool has_n,
+                     bool has_t, ObjMesh& mesh) {
+    auto fail = [&](const std::string& what) { r.fail(what); };
+    const std::vector<vec3>& vpos = body.vpos;
+    const std::vector<vec3>& vnrm = body.vnrm;
+    const std::vector<vec2>& vuv = body.vuv;
+    const std::vector<uint32_t>& tri = body.tri;
     const size_t T = tri.size() / 3;
-    if (T == 0) fail("no triangles (" + std::to_string(face->count) + " faces, none with 3 or more vertices)");
-
     // vertices transformed once; checked where used
     std::vector<vec3> wpos(nv);
     std::vector<uint8_t> wok(nv);
@@ -584,6 +581,46 @@ ObjMesh load_ply(const std::string& path, const mat4& M, bool smooth) {
         mesh.has_normals[t] = hn;
         mesh.has_uv[t] = ht;
     }
+}
+
+}  // namespace
+
+ObjMesh load_ply(const std::string& path, const mat4& M, bool smooth) {
+    std::vector<char> buf = read_file(path);
+    Reader r{path, buf.data(), buf.size() - 1, 0, false, {}};
+    auto fail = [&](const std::string& what) { r.fail(what); };
+
+    mat3 A(M);
+    float det = glm::determinant(A);
+    if (!(std::isfinite(det) && det != 0.0f)) fail("the transform is singular");
+    mat3 N = glm::transpose(glm::inverse(A));
+    bool mirror = det < 0.0f;
+
+    r.parse_header();
+    r.check_counts();
+    Element *vert, *face;
+    r.bind(vert, face);
+
+    const size_t nv = size_t(vert->count);
+    bool has_n = false, has_t = false;
+    for (const Property& p : vert->props) {
+        has_n = has_n || p.dest == NX;
+        has_t = has_t || p.dest == TU;
+    }
+    PlyBody body;
+    read_body(r, vert, face, mirror, has_n, has_t, body);
+    const uint64_t short_faces = body.short_faces, first_short = body.first_short;
+    const std::vector<uint32_t>& tri = body.tri;
+
+    ObjMesh mesh;
+    if (short_faces)
+        mesh.warnings.push_back(path + ": " + std::to_string(short_faces) +
+                                " face(s) with fewer than 3 vertices skipped (first: face " +
+                                std::to_string(first_short) + ")");
+    const size_t T = tri.size() / 3;
+    if (T == 0) fail("no triangles (" + std::to_string(face->count) + " faces, none with 3 or more vertices)");
+
+    place_triangles(r, body, nv, M, N, has_n, has_t, mesh);
 
     if (smooth) smooth_vertex_normals(mesh, tri, nv);
     return mesh;

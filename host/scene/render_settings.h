@@ -1,10 +1,14 @@
 // The list of render settings (kernels/render_params.h, WP_RENDER_SETTINGS) as a table the host walks: by name, with
-// each setting's value as text, its range check and its messages, for every place a setting lives besides
-// RenderParams itself: the command line (its options and --set), the scene overrides, the render limits, the native
-// scene file's render block, the film header, the image metadata and docs/OPTIONS.md.
+// each setting's value as text and as JSON, its range check and its messages, for every place a setting lives
+// besides RenderParams itself: the command line (its options and --set), the scene overrides, the render limits, the
+// render block of a native scene file and of a film header (one reader), the image metadata and docs/OPTIONS.md.
+// Each kind's behaviour (text in and out, JSON in and out, range, equality and copy) is written once, in one struct
+// per kind in render_settings.cpp; the functions below dispatch to it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +29,25 @@ struct SettingInfo {
     const char* flag;  // the command-line option, "--max-depth"
     const char* help;
 };
+
+// A setting's value as code outside RenderParams holds it (the command line's overrides: SceneOverrides), by kind:
+// its member's type, or its text where it has several members (the filter, the crop).
+#define WP_SETTING_VALUE_WHOLE uint32_t
+#define WP_SETTING_VALUE_FLAG uint32_t
+#define WP_SETTING_VALUE_REAL float
+#define WP_SETTING_VALUE_FILTER std::string
+#define WP_SETTING_VALUE_CROP std::string
+#define WP_SETTING_VALUE_CHOICE uint32_t
+// That value into rp's members (a text through set_setting: a wrong one leaves rp as it is, check it first with
+// setting_value_problem), and out of rp's members once `text` was set there (a text value: `text` itself, as given).
+void put_setting_value(RenderParams& rp, const SettingInfo& s, uint32_t v);
+void put_setting_value(RenderParams& rp, const SettingInfo& s, float v);
+void put_setting_value(RenderParams& rp, const SettingInfo& s, const std::string& v);
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string& text, uint32_t& v);
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string& text, float& v);
+void get_setting_value(const RenderParams& rp, const SettingInfo& s, const std::string& text, std::string& v);
+// The command line's placeholder of the setting's value: "N", "X", "0|1", "TYPE[:RADIUS]", "X0,Y0,X1,Y1", "NAME".
+const char* setting_metavar(const SettingInfo& s);
 
 // A Whole, Flag or Choice setting's member (uint32_t), a Real one's (float), by the list's offset.
 uint32_t& setting_u32(RenderParams& rp, const SettingInfo& s);
@@ -54,6 +77,27 @@ std::string set_setting(RenderParams& rp, const SettingInfo& s, const std::strin
 // The setting's value in rp as text: "512", "0.5", "tent 1" (filter_text), "0"/"1" for a flag, the name of a
 // choice ("sobol").
 std::string setting_text(const RenderParams& rp, const SettingInfo& s);
+// The setting's value in a render block's form (a native scene file's render.NAME, a film header's): 512, 0.5,
+// true, "sobol", {"type": "tent", "radius": 1, "sigma": 0.5}, [x0, y0, x1, y1]; null where it is not written (no
+// crop).
+nlohmann::json setting_json(const RenderParams& rp, const SettingInfo& s);
+// `v` (a render block's form; the filter also as a name) into rp's member: "" or what is wrong, `where` the JSON
+// pointer of the problem below the setting's ("/2": the crop's third number; "" the value itself).
+std::string set_setting_json(RenderParams& rp, const SettingInfo& s, const nlohmann::json& v, std::string& where);
+// A setting by its name from text (as --set) or from JSON (as a render block): "" or what is wrong, naming the setting
+// ("max_depth: 5000 is out of range (1 to 1024)", "unknown setting 'x' (settings: ...)"). The one entry point for a
+// caller that holds names (the Python module).
+std::string apply_setting(RenderParams& rp, const std::string& name, const std::string& text);
+std::string apply_setting_json(RenderParams& rp, const std::string& name, const nlohmann::json& v);
+// Every setting of rp as a render block ({"width": 512, ...}; a film header's "render").
+nlohmann::json render_block(const RenderParams& rp);
+// A render block into rp: every setting it gives, checked, the others the list's defaults (all_required: a setting
+// written whenever it has a value is "missing" when absent: a film header's). A problem calls fail(JSON pointer,
+// what), which must throw: "/render/max_depth", "5000 is out of range (an integer from 1 to 1024)". Unknown keys are
+// problems too (with the nearest name).
+using SettingFail = std::function<void(const std::string& pointer, const std::string& what)>;
+void read_render_block(const nlohmann::json& block, const std::string& pointer, RenderParams& rp,
+                       const SettingFail& fail, bool all_required = false);
 // Whether a and b have the same value of `s`, and the copy of it from `from`.
 bool same_setting(const RenderParams& a, const RenderParams& b, const SettingInfo& s);
 void copy_setting(RenderParams& to, const RenderParams& from, const SettingInfo& s);
@@ -83,5 +127,9 @@ RenderParams settings_of_older_films();
 // docs/OPTIONS.md's table (`wavepath settings --markdown`), one row per setting: name, flag, scene key, type,
 // default, range, help. A test compares it with the file.
 std::string settings_markdown();
+// The list as JSON (`wavepath settings --json`): per setting its name, kind, flag, range (minimum, maximum), default
+// in a render block's form, help and a choice's values; tests/check_options_doc.sh checks the scene schema's render
+// block against it.
+nlohmann::json settings_description();
 
 }  // namespace wp

@@ -434,8 +434,7 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, BVHBuildOptions&
 // The binary tree over `boxes` into d; returns the leaf slots' order.
 std::vector<uint32_t> SceneBuilder::build_tree(SceneData& d, const std::vector<AABB>& boxes, BVHBuildOptions bo,
                                                const SceneBuildOptions& o) const {
-    // Spatial splits (SBVH; on by default: tree_options): Sponza's wavefront 22% faster, its first-hit and
-    // diffuse rays 35-38%, the helmet 6%, the other scenes unchanged (profiling/LOG.md entry 12). Triangles are
+    // Spatial splits (SBVH; on by default: tree_options; docs/DECISIONS.md: sbvh). Triangles are
     // clipped exactly at the split planes; spheres and quads are split by their boxes. A primitive may then sit in
     // several leaf slots (bvh.order has duplicates).
     std::vector<std::array<vec3, 3>> tris;
@@ -477,7 +476,7 @@ void SceneBuilder::fill_slots(SceneData& d, const std::vector<uint32_t>& order, 
     d.attr.reserve(4 * attrs_.size());
     for (size_t j = 0; j < slots; ++j) {
         // The primitives are read in leaf order, at random in prims_ and attrs_, so they are fetched ahead (with the
-        // reserve of d.attr: the glTF sphere field's parse, these arrays included, 0.50 -> 0.38 CPU s; LOG.md entry 56).
+        // reserve of d.attr; docs/DECISIONS.md: leaf-prefetch).
         if (j + 16 < slots) __builtin_prefetch(&prims_[order[j + 16]]);
         if (j + 8 < slots) {
             const uint32_t a8 = prims_[order[j + 8]].attr;

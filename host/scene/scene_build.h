@@ -27,18 +27,35 @@ struct BVHBuildStats {
 // The tree's build settings: the WP_BVH_* experiment knobs (profiling/LOG.md; README), read from the environment
 // once by the command layer (host/app: build_options_from_env) and passed down through LoadOptions to
 // SceneBuilder::build. An unset knob is the builder's choice for the scene (SceneBuilder::build says which).
+//
+// The knobs, listed once: from this list come SceneBuildOptions' members, their reading from the environment (each
+// value checked: a bad one is a usage error naming the variable and the value), their report (`--stats`' load line,
+// the bench JSON's "bvh_knobs") and docs/CLI.md's table of them (`wavepath options --env-markdown`; a test compares).
+// Columns: K(type, member, variable, lo, hi, help); int and bool knobs are whole numbers, float ones numbers.
+#define WP_BVH_KNOBS(K)                                                                                          \
+    K(bool, spatial_splits, "WP_BVH_SPLITS", 0, 1, "spatial splits (SBVH); 0: none (default 1)")                 \
+    K(int, bins, "WP_BVH_BINS", 2, 256, "object-split bins (default: the builder's)")                            \
+    K(int, max_leaf, "WP_BVH_MAX_LEAF", 1, 16,                                                                   \
+      "primitives per leaf at most (default: 4 below 1024 primitives, 1 for spheres alone, else the builder's)") \
+    K(float, split_alpha, "WP_BVH_SPLIT_ALPHA", 0, 1e30,                                                         \
+      "spatial splits' overlap threshold (BVHBuildOptions::split_alpha)")                                        \
+    K(float, split_growth, "WP_BVH_SPLIT_GROWTH", 1, 8,                                                          \
+      "spatial splits' references at most this many times the primitives (default 2)")                           \
+    K(int, optimize_batches, "WP_BVH_OPTIMIZE", 0, 1000000, "batches of reinsertion after the build (0: none)")  \
+    K(int, split_min_refs, "WP_BVH_SPLIT_MIN_REFS", 0, 2147483647,                                               \
+      "spatial splits only in nodes of more references than this")                                               \
+    K(float, split_beta, "WP_BVH_SPLIT_BETA", 0, 1e30,                                                           \
+      "spatial splits only where the object split's children overlap by more than this part of the node's area " \
+      "(default 0.2; 0: in every node)")                                                                         \
+    K(float, split_gamma, "WP_BVH_SPLIT_GAMMA", 0, 1e30,                                                         \
+      "spatial splits only where a reference spans more than this part of the node on some axis (default 0.25)") \
+    K(int, split_bins, "WP_BVH_SPLIT_BINS", 0, 256, "the spatial split's planes per axis (default 16)")          \
+    K(int, threads, "WP_BVH_THREADS", 1, 4096,                                                                   \
+      "the builder's threads (default: all cores; the same tree for any count)")
 struct SceneBuildOptions {
-    std::optional<bool> spatial_splits;   // WP_BVH_SPLITS (on unless 0)
-    std::optional<int> bins;              // WP_BVH_BINS: object-split bins, 2 to 256
-    std::optional<int> max_leaf;          // WP_BVH_MAX_LEAF: 1 to 16
-    std::optional<float> split_alpha;     // WP_BVH_SPLIT_ALPHA (BVHBuildOptions::split_alpha)
-    std::optional<float> split_growth;    // WP_BVH_SPLIT_GROWTH: split_max_growth, 1 to 8
-    std::optional<int> optimize_batches;  // WP_BVH_OPTIMIZE: reinsertion batches (0: off)
-    std::optional<int> split_min_refs;    // WP_BVH_SPLIT_MIN_REFS
-    std::optional<float> split_beta;      // WP_BVH_SPLIT_BETA (default kDefaultSplitBeta)
-    std::optional<float> split_gamma;     // WP_BVH_SPLIT_GAMMA (default kDefaultSplitGamma)
-    std::optional<int> split_bins;        // WP_BVH_SPLIT_BINS: 0 to 256 (default kDefaultSplitBins)
-    std::optional<int> threads;           // WP_BVH_THREADS (default: the machine's cores)
+#define WP_BVH_KNOB_MEMBER(type, member, ...) std::optional<type> member;
+    WP_BVH_KNOBS(WP_BVH_KNOB_MEMBER)
+#undef WP_BVH_KNOB_MEMBER
     // Host memory the build may take, asked just before it (empty: no check), and how to name it in the message
     // ("available", "available under WP_HOST_MEMORY_LIMIT=1.0 GiB"). The scene layer does not read the host's memory
     // itself: the command layer passes its query (host/app/cli_support.h: host_memory).

@@ -354,73 +354,13 @@ LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
 }
 
 namespace {
-// render.filter: "tent", or {"type": "gaussian", "radius": 1.5, "sigma": 0.5}.
-void read_filter(const Ctx& c, const json& f, const std::string& ptr, RenderParams& rp) {
-    std::string type;
-    float radius = 0.0f, sigma = 0.0f;
-    if (f.is_string()) {
-        type = f.get<std::string>();
-    } else {
-        c.keys(f, ptr, {"type", "radius", "sigma"});
-        if (!f.contains("type") || !f["type"].is_string()) c.fail(ptr + "/type", "expected a filter name");
-        type = f["type"].get<std::string>();
-        radius = c.num(f, "radius", ptr, 0.0f);
-        sigma = c.num(f, "sigma", ptr, 0.0f);
-        if (f.contains("radius") && !(radius > 0.0f)) c.fail(ptr + "/radius", "must be > 0");
-        if (f.contains("sigma") && !(sigma > 0.0f)) c.fail(ptr + "/sigma", "must be > 0");
-    }
-    if (std::string why = set_filter(rp, type, radius, sigma); !why.empty()) c.fail(ptr, why);
-}
-
-// The render block: every setting of the list (kernels/render_params.h) by its name, checked against the list's
-// range and named by its JSON pointer ("/render/max_depth: 5000 is out of range (an integer from 1 to 1024)"); a
-// setting the block does not give takes the list's default.
+// The render block: every setting of the list (kernels/render_params.h) by its name, read by the list's reader
+// (render_settings.h: the one a film header's render block goes through too), a problem named by its JSON pointer
+// ("/render/max_depth: 5000 is out of range (an integer from 1 to 1024)"); a setting the block does not give takes
+// the list's default.
 void read_render_block(const Ctx& c, const json& render, RenderParams& rp) {
-    std::set<std::string> keys;
-    for (const SettingInfo& s : render_settings()) keys.insert(s.name);
-    c.keys(render, "/render", keys);
-    rp = default_settings();
-    for (const SettingInfo& s : render_settings()) {
-        if (!render.contains(s.name)) continue;
-        const json& v = render[s.name];
-        const std::string ptr = "/render/" + std::string(s.name);
-        switch (s.kind) {
-            case SettingKind::Whole:
-                if (std::string why = integer_problem(v, (long long)s.lo, (long long)s.hi); !why.empty())
-                    c.fail(ptr, why);
-                setting_u32(rp, s) = uint32_t(v.get<long long>());
-                break;
-            case SettingKind::Flag:
-                if (!v.is_boolean()) c.fail(ptr, "expected true or false");
-                setting_u32(rp, s) = v.get<bool>() ? 1 : 0;
-                break;
-            case SettingKind::Real: {
-                const float x = c.num(v, ptr);
-                if (!(x >= s.lo && x <= s.hi)) c.fail(ptr, v.dump() + " is out of range " + setting_range_text(s));
-                setting_f32(rp, s) = x;
-                break;
-            }
-            case SettingKind::Filter: read_filter(c, v, ptr, rp); break;
-            case SettingKind::Choice: {  // a name of the list's ("sampler": "sobol")
-                const int x = v.is_string() ? choice_value(s, v.get<std::string>()) : -1;
-                if (x < 0) c.fail(ptr, "expected one of " + setting_range_text(s) + ", got " + v.dump());
-                setting_u32(rp, s) = uint32_t(x);
-                break;
-            }
-            case SettingKind::Crop: {  // [x0, y0, x1, y1]; its place in the image: the render limits' check
-                if (!v.is_array() || v.size() != 4) c.fail(ptr, "expected [x0, y0, x1, y1] (pixels)");
-                uint32_t x[4];
-                for (size_t i = 0; i < 4; ++i) {
-                    if (std::string why = integer_problem(v[i], 0, (long long)s.hi); !why.empty())
-                        c.fail(ptr + "/" + std::to_string(i), why);
-                    x[i] = uint32_t(v[i].get<long long>());
-                }
-                if (!(x[0] < x[2] && x[1] < x[3])) c.fail(ptr, "an empty rectangle (x0 < x1 and y0 < y1 expected)");
-                rp.crop_x0 = x[0], rp.crop_y0 = x[1], rp.crop_x1 = x[2], rp.crop_y1 = x[3];
-                break;
-            }
-        }
-    }
+    wp::read_render_block(render, "/render", rp,
+                          [&c](const std::string& ptr, const std::string& what) { c.fail(ptr, what); });
 }
 
 // What the phases of load_native_json share: the scene file (named by errors and warnings) and its folder, the

@@ -397,6 +397,7 @@ NB_MODULE(_wavepath, m) {
         "(use the `wavepath` package, which wraps it)";
     nb::exception<SceneError>(m, "SceneError", PyExc_ValueError);
     nb::exception<SceneMemoryError>(m, "SceneMemoryError", PyExc_MemoryError);
+    nb::exception<UsageError>(m, "UsageError", PyExc_ValueError);  // the command line's usage errors (exit code 2)
 #ifdef WP_PY_HAVE_CUDA
     m.attr("cuda_built") = true;
 #else

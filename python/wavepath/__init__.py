@@ -18,10 +18,10 @@ import os as _os
 import warnings as _warnings
 
 from . import _wavepath
-from ._wavepath import RenderStats, SceneError, SceneMemoryError
+from ._wavepath import RenderStats, SceneError, SceneMemoryError, UsageError
 
 __all__ = ["load", "bench", "Scene", "Render", "RenderStats", "SceneError", "SceneMemoryError", "SceneWarning",
-           "RenderWarning", "gpu_available", "cuda_built", "setting_names"]
+           "RenderWarning", "UsageError", "gpu_available", "cuda_built", "setting_names"]
 
 #: Whether this build of the module has the CUDA backend (nvcc was found when it was built).
 cuda_built = bool(_wavepath.cuda_built)

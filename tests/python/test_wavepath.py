@@ -205,6 +205,11 @@ def test_unknown_arguments_and_settings_raise():
         scene.render(backend="cpu", aovs=["alpha"])
     with pytest.raises(ValueError, match="is not wavefront, megakernel or auto"):
         scene.render(backend="cpu", mode="fast")
+    # a crop outside the image: the command line's usage error, at the load or the render
+    with pytest.raises(wavepath.UsageError, match=r"cornell-box.json: --crop 0,0,100,8 is not inside the 8x8 image"):
+        wavepath.load(CORNELL, width=8, height=8, crop=(0, 0, 100, 8))
+    with pytest.raises(wavepath.UsageError, match=r"--crop 0,0,100,8 is not inside the 8x8 image"):
+        scene.render(backend="cpu", settings={"crop": (0, 0, 100, 8)})
     with pytest.raises(ValueError, match="spp is given twice"):
         scene.render(4, settings={"spp": 4})
 
