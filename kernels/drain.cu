@@ -49,8 +49,7 @@ DrainFn drain_fn(uint32_t mask) { return DrainKernels::fn(mask); }
 
 void launch_drain(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film,
                   const WavefrontQueues& q, uint32_t n, unsigned long long* rays) {
-    const DrainFn fn =
-        drain_fn(kernel_mask(render_features(s, rp), needs_clamp_crop(rp), kWithClampCrop));
+    const DrainFn fn = drain_fn(kernel_mask(render_features(s, rp), needs_clamp_crop(rp), kWithClampCrop));
     const unsigned blocks = std::min(blocks_for(n), resident_blocks_cached(fn));
     L.launch("drain", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, q, n, rays);
 }

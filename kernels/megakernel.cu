@@ -42,8 +42,7 @@ MegakernelFn megakernel_fn(uint32_t mask) { return MegakernelKernels::fn(mask); 
 void launch_megakernel(Launcher& L, const SceneView& s, const RenderParams& rp, const FilmView& film, uint64_t begin,
                        uint64_t end, unsigned long long* rays, uint32_t* counters) {
     const MegakernelFn fn = megakernel_fn(
-        kernel_mask(render_features(s, rp), needs_clamp_crop(rp) || rp.filter != kFilterPixelBox,
-                    kWithOptions));
+        kernel_mask(render_features(s, rp), needs_clamp_crop(rp) || rp.filter != kFilterPixelBox, kWithOptions));
     const unsigned blocks = unsigned(std::min<uint64_t>(blocks_for(end - begin), resident_blocks_cached(fn)));
     L.launch("megakernel", dim3(blocks), dim3(kStageBlock), fn, s, rp, film, begin, end, rays,
              FetchCounters{counters, counters + 1});

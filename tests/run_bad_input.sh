@@ -46,7 +46,7 @@ while IFS= read -r line; do
   if [ ${#opts[@]} -gt 0 ]; then
     err=$("$WP" render "$dir/$file" --backend cpu -o /tmp/wp-bad-input.pfm 2>&1 >/dev/null); rc=$?
     case "$rc:$err" in
-      0:*"warning: $dir/$file: "*"${what% (an error with --strict)}"*) ;;
+      0:*"warning: $dir/$file${where:+:$where}: "*"${what% (an error with --strict)}"*) ;;
       *) echo "FAIL render $file without ${opts[*]}: want exit code 0 and the warning '$what': rc $rc: $err"; fail=1 ;;
     esac
   fi

@@ -2,6 +2,9 @@
 // render equal the single render bit for bit on the CPU, both schedules (the GPU's in tests/test_gpu.cpp); the file
 // round trip; the merge's refusals of other scenes, other settings and overlapping ranges, and its missing ranges.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstring>
 #include <fstream>
 #include "host/render/film_file.h"
@@ -165,6 +168,43 @@ TEST(FilmFile, EveryHeaderFieldIsCheckedAndABadOneNamed) {
     for (const std::string& s : {with(spp, "\"spp\":-4"), with(spp, "\"spp\":\"4\""), m})
         EXPECT_EQ(s.find("json.exception"), std::string::npos) << s;
     EXPECT_NO_THROW(read_film(good));
+}
+
+// A forged header (16384x16384 pixels on a small film's sums) is refused against the file's size before the sums are
+// allocated (they would take 6 GiB): the message names the header's keys and both sizes. In a child process under a
+// 512 MiB address-space limit, so that an allocation made first would end in std::bad_alloc, not this FilmError.
+TEST(FilmFile, HeaderCheckedAgainstTheFileSizeBeforeAllocating) {
+    PartialFilm f = part(0, 1980);
+    const std::string good = temp_dir() + "forged-size.wpfilm";
+    write_film(good, f);
+    std::ifstream in(good, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string w = "\"width\":" + std::to_string(f.width), h = "\"height\":" + std::to_string(f.height);
+    ASSERT_NE(bytes.find(w), std::string::npos);
+    bytes.replace(bytes.find(w), w.size(), "\"width\":16384");
+    bytes.replace(bytes.find(h), h.size(), "\"height\":16384");
+    const std::string forged = temp_dir() + "forged.wpfilm";
+    std::ofstream(forged, std::ios::binary) << bytes;
+    const std::string m = error_of([&] { read_film(forged); });
+    EXPECT_EQ(
+        m.rfind(forged + ": bad film header: \"width\" x \"height\" 16384x16384 need 6442450944 bytes of sums", 0), 0u)
+        << m;
+    EXPECT_NE(m.find("(truncated"), std::string::npos) << m;
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        rlimit rl{512ull << 20, 512ull << 20};
+        setrlimit(RLIMIT_AS, &rl);
+        try {
+            read_film(forged);
+        } catch (const FilmError&) { _exit(0); } catch (...) {
+            _exit(2);
+        }
+        _exit(1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << " (2: not a FilmError)";
 }
 
 // A film written before the header's render block (its settings at the header's top level, the filter as a number

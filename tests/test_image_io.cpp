@@ -2,8 +2,10 @@
 #include <stb/stb_image.h>
 #include <tinyexr.h>
 #include <cstdio>
+#include <fstream>
 #include "tests/cornell_scene.h"
 #include "host/image/image_io.h"
+#include "host/image/image_load.h"
 using namespace wp;
 
 namespace {
@@ -65,4 +67,30 @@ TEST(ImageIO, BadExtensionAndPathNameTheFile) {
     }
     EXPECT_THROW(write_image("/nonexistent-dir/x.pfm", img), std::runtime_error);
     EXPECT_THROW(read_pfm("/nonexistent-dir/x.pfm"), std::runtime_error);
+}
+
+// Image files for textures and environments are checked before they are decoded (issue 47): a folder or a device
+// said at once, a forged header's size refused before its pixels are allocated (a PFM's against the bytes after
+// it, a PNG's at most 2^28 texels), each naming the file.
+TEST(ImageLoad, FileAndHeaderSizeCheckedBeforeDecoding) {
+    auto error_of = [](const std::string& p) -> std::string {
+        try {
+            load_image(p, false);
+        } catch (const ImageError& e) { return e.what(); }
+        return "(no error)";
+    };
+    EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: is a character device, not an image file");
+    EXPECT_EQ(error_of(wp_test::temp_dir()), wp_test::temp_dir() + ": is a folder, not an image file");
+    const std::string pfm = tmp("forged.pfm");
+    std::ofstream(pfm, std::ios::binary) << "PF\n16384 16384\n-1\n" << std::string(600, '\0');
+    EXPECT_EQ(error_of(pfm), pfm +
+                                 ": truncated PFM data (its header's 16384x16384 need 3221225472 bytes, the file has "
+                                 "600)");
+    // a PNG signature and an IHDR of 16385 x 16384 (8-bit grey: under stb_image's own limit of 2^30 bytes, over
+    // 2^28 texels, 4 GiB as our float texels), no image data
+    const unsigned char png[] = {0x89, 'P',  'N',  'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R', 0,
+                                 0,    0x40, 0x01, 0,   0,    0x40, 0x00, 8,    0, 0, 0, 0,  0,   0,   0,   0};
+    const std::string forged = tmp("forged.png");
+    std::ofstream(forged, std::ios::binary).write(reinterpret_cast<const char*>(png), sizeof png);
+    EXPECT_EQ(error_of(forged), forged + ": its header says 16385x16384 pixels, more than an image may have (2^28)");
 }

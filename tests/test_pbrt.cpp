@@ -2,6 +2,8 @@
 // the native one (geometry, camera) and against Mitsuba's reference (CPU render), the fov convention on landscape
 // and portrait films, each material's parameters, lights, shapes, and the warnings and errors (file:line:column).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "kernels/bsdf.h"
 #include "kernels/filter.h"
 #include <algorithm>
@@ -1175,12 +1177,12 @@ TEST(PbrtSpectra, SampledReflectancesAndEmissionAreProjected) {
     LoadedScene ls = load_pbrt_string(R"(
         Camera "perspective"
         WorldBegin
-        Material "diffuse" "spectrum reflectance" [400 0.5 500 0.5 600 0.5 700 0.5]
+        Material "diffuse" "spectrum reflectance" [360 0.5 500 0.5 600 0.5 830 0.5]
         Shape "sphere"
-        Material "diffuse" "spectrum reflectance" [400 0.05 580 0.05 600 0.8 700 0.8]
+        Material "diffuse" "spectrum reflectance" [360 0.05 580 0.05 600 0.8 830 0.8]
         Shape "sphere"
         AttributeBegin
-          AreaLightSource "diffuse" "spectrum L" [400 1 700 1]
+          AreaLightSource "diffuse" "spectrum L" [360 1 830 1]
           Shape "sphere" "float radius" 0.1
         AttributeEnd
     )",
@@ -1242,8 +1244,8 @@ TEST(PbrtSpectra, SpectrumFilesConvertAsTheSamePairsInline) {
     EXPECT_EQ(file.k, inl.k);
     EXPECT_EQ(file.use_complex_ior, 1u);
     // a reflectance and an emission from files: as the same pairs inline (grey 0.5; luminance 1)
-    write_text("grey.spd", "400 0.5 500 0.5 600 0.5 700 0.5\n");
-    write_text("flat.spd", "400 3 700 3\n");
+    write_text("grey.spd", "360 0.5 500 0.5 600 0.5 830 0.5\n");
+    write_text("flat.spd", "360 3 830 3\n");
     LoadedScene ls = load("spd-refl", R"(Material "diffuse" "spectrum reflectance" "pbrt-grey.spd"
 Shape "sphere"
 AttributeBegin
@@ -1312,4 +1314,154 @@ Shape "sphere"
         EXPECT_NEAR(fresnel_complex1(1.0f, gold.eta[c], gold.k[c]) / spectral_0[c], 1.0f, 0.025f) << c;
         EXPECT_NEAR(fresnel_complex1(0.5f, gold.eta[c], gold.k[c]) / spectral_60[c], 1.0f, 0.025f) << c;
     }
+}
+
+// Issue 47: no input gives a non-finite or silently different image. The film's colour transform is checked at the
+// parameter that would make it overflow (pbrt-v4 renders every pixel NaN): a white balance to a white below 195.5 K,
+// with or without a named sensor, and an imaging ratio past a float; 196 K and 1000 K load, finite.
+TEST(PbrtFinite, FilmMatrixIsFiniteOrAnErrorAtItsParameter) {
+    for (const char* wb : {"1", "5", "10", "20"})
+        for (const std::string sensor : {"", "\"string sensor\" \"canon_eos_100d\" "}) {
+            const std::string m =
+                error_of("wb", "Film \"rgb\" \"integer xresolution\" 8 \"integer yresolution\" 8 " + sensor +
+                                   "\n  \"float whitebalance\" " + wb + "\nWorldBegin\nShape \"sphere\"\n");
+            EXPECT_EQ(m.rfind(tmp("wb.pbrt") + ":2:3: whitebalance " + wb +
+                                  " K: below 195.5 K the white balance "
+                                  "is not finite",
+                              0),
+                      0u)
+                << m;
+        }
+    // pbrt-v4 renders NaN up to 195 K (our transform stays finite down to about 21 K): refused the same
+    EXPECT_NE(error_of("wb195", "Film \"rgb\" \"float whitebalance\" 195\nWorldBegin\nShape \"sphere\"\n")
+                  .find(":1:12: whitebalance 195 K: below 195.5 K"),
+              std::string::npos);
+    EXPECT_NO_THROW(load_pbrt_scene(write_text("wb196.pbrt",
+                                               "Film \"rgb\" \"float whitebalance\" 196\n"
+                                               "WorldBegin\nShape \"sphere\"\n")));
+    const std::string m = error_of("ratio",
+                                   "Film \"rgb\" \"float iso\" 1e30 \"float exposuretime\" 1e20\n"
+                                   "WorldBegin\nShape \"sphere\"\n");
+    EXPECT_NE(m.find("the film's imaging ratio (exposure time x iso / 100) = 1e+48 is not a finite 32-bit float"),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.rfind(tmp("ratio.pbrt") + ":1:", 0), 0u) << m;
+    // a finite transform whose brightest pixel would overflow (each sample is clamped to 1e6): refused the same
+    const std::string big = error_of("ratio-big", "Film \"rgb\" \"float iso\" 1e34\nWorldBegin\nShape \"sphere\"\n");
+    EXPECT_NE(big.find(":1:12: the film's colour transform (imaging ratio x sensor x white balance) reaches 1e+32: a "
+                       "pixel as bright as the film holds (1e+06, its per-sample clamp) would overflow a float"),
+              std::string::npos)
+        << big;
+    LoadedScene ok = load_pbrt_scene(write_text("wb1000.pbrt",
+                                                "Film \"rgb\" \"float whitebalance\" 1000\n"
+                                                "WorldBegin\nShape \"sphere\"\n"));
+    for (float v : ok.params.film_matrix) EXPECT_TRUE(std::isfinite(v));
+}
+
+// Every emission (and every spectrum's values) checked within a float: an RGB of 1e39, L x scale past 3.4e38, a
+// point light's I x scale, a spectrum file of 1e300 (pbrt-v4 cannot read it either): errors at the parameter.
+TEST(PbrtFinite, EmissionOverflowingAFloatIsAnError) {
+    auto area = [](const std::string& L) {
+        return std::string(kHeader) + "AttributeBegin\nAreaLightSource \"diffuse\" " + L +
+               "\nShape \"sphere\"\nAttributeEnd\n";
+    };
+    std::string m = error_of("L-rgb", area("\"rgb L\" [1e39 1 1]"));
+    EXPECT_EQ(m, tmp("L-rgb.pbrt") +
+                     ":6:27: parameter 'L' (rgb) value 0 = 1e+39 is not a finite 32-bit float (at "
+                     "most 3.4e+38)");
+    m = error_of("L-scale", area("\"rgb L\" [1e30 1 1] \"float scale\" 1e10"));
+    EXPECT_EQ(m, tmp("L-scale.pbrt") +
+                     ":6:27: 'L' x scale = (1e+40, 1e+10, 1e+10) is not a finite 32-bit float "
+                     "(at most 3.4e+38 each)");
+    m = error_of("I-scale", std::string(kHeader) +
+                                "LightSource \"point\" \"rgb I\" [1e30 1 1] \"float scale\" 1e20\n"
+                                "Shape \"sphere\"\n");
+    EXPECT_NE(m.find(":5:21: 'I' x scale = (1e+50,"), std::string::npos) << m;
+    write_text("huge.spd", "300 1e300\n900 1e300\n");
+    m = error_of("L-spd", area("\"spectrum L\" \"pbrt-huge.spd\""));
+    EXPECT_NE(m.find(":6:27: parameter 'L' (spectrum file \"pbrt-huge.spd\"): " + tmp("huge.spd") +
+                     ":1: '1e300' = 1e+300 is not a finite 32-bit float"),
+              std::string::npos)
+        << m;
+}
+
+// pbrt-v4 refuses an RGB reflectance or albedo outside [0, 1] (coated albedo 2, a negative reflectance): so do we,
+// at the parameter; a sampled spectrum's values outside it pbrt-v4 takes, and we clamp with a warning.
+TEST(PbrtFinite, ReflectanceOutsideTheUnitRange) {
+    std::string m = error_of("albedo2", std::string(kHeader) +
+                                            "Material \"coateddiffuse\" \"rgb albedo\" [2 2 2]\n"
+                                            "Shape \"sphere\"\n");
+    EXPECT_EQ(m, tmp("albedo2.pbrt") +
+                     ":5:26: parameter 'albedo' (rgb) = (2, 2, 2): a reflectance (an albedo) must be "
+                     "in [0, 1] (pbrt-v4 refuses it too)");
+    m = error_of("albedo-neg", std::string(kHeader) +
+                                   "Material \"coateddiffuse\" \"rgb albedo\" [-0.5 0.5 0.5]\n"
+                                   "Shape \"sphere\"\n");
+    EXPECT_NE(m.find(":5:26: parameter 'albedo' (rgb) = (-0.5, 0.5, 0.5): a reflectance"), std::string::npos) << m;
+    m = error_of("refl-neg", std::string(kHeader) +
+                                 "Material \"diffuse\" \"rgb reflectance\" [-0.5 0.5 0.5]\n"
+                                 "Shape \"sphere\"\n");
+    EXPECT_NE(m.find(":5:20: parameter 'reflectance' (rgb) = (-0.5, 0.5, 0.5)"), std::string::npos) << m;
+    LoadedScene w =
+        load("refl-spec2", "Material \"diffuse\" \"spectrum reflectance\" [360 2 830 2]\nShape \"sphere\"\n");
+    EXPECT_TRUE(
+        has_warning(w, ":5:20: parameter 'reflectance' (spectrum): spectrum values from 2 to 2, outside [0, 1]"));
+    expect_vec(w.data.lambert.at(0).albedo, vec3(1.0f), 1e-4f);
+}
+
+// A conductor's sampled eta with negative values: pbrt-v4 takes them; the fit here follows their reflectance with a
+// positive index, with a warning naming the parameter (an RGB one stays an error, as in pbrt-v4).
+TEST(PbrtFinite, NegativeSampledEtaWarns) {
+    LoadedScene ls = load("eta-neg",
+                          "Material \"conductor\" \"spectrum eta\" [360 -1 830 -1] "
+                          "\"spectrum k\" [360 1 830 1]\nShape \"sphere\"\n");
+    EXPECT_TRUE(has_warning(ls, ":5:22: parameter 'eta' (spectrum): negative values (down to -1)"));
+    const std::string m = error_of("eta-rgb-neg", std::string(kHeader) +
+                                                      "Material \"conductor\" \"rgb eta\" [-1 -1 -1]\n"
+                                                      "Shape \"sphere\"\n");
+    EXPECT_NE(m.find("eta must be > 0"), std::string::npos) << m;
+}
+
+// A sampled spectrum is zero beyond its wavelengths (pbrt-v4's PiecewiseLinearSpectrum), not its end values held: a
+// white reflectance that ends at 600 nm loses its red, as the same spectrum dropped to zero after 600 nm does.
+TEST(PbrtSpectra, ZeroBeyondTheSpectrumsWavelengths) {
+    write_text("short.spd", "360 1\n600 1\n");
+    const vec3 s = load("short", "Material \"diffuse\" \"spectrum reflectance\" \"pbrt-short.spd\"\nShape \"sphere\"\n")
+                       .data.lambert.at(0)
+                       .albedo;
+    const vec3 z = load("zeroed",
+                        "Material \"diffuse\" \"spectrum reflectance\" [360 1 600 1 600.0001 0 830 0]\n"
+                        "Shape \"sphere\"\n")
+                       .data.lambert.at(0)
+                       .albedo;
+    expect_vec(s, z, 2e-3f);
+    EXPECT_LT(s.x, 0.5f);  // held at 1 beyond 600 nm it was white
+}
+
+// The spectrum file reader checks what it is given before reading it: a folder, a device (/dev/zero read 4 GiB
+// before), a file past 16 MiB; and reads its values as pbrt-v4 does, as 32-bit floats.
+TEST(PbrtSpectra, SpectrumFileIsARegularSmallFileOfFloats) {
+    std::vector<double> pairs;
+    std::string error;
+    const std::string dir = tmp("folder.spd");
+    ::mkdir(dir.c_str(), 0755);
+    EXPECT_FALSE(read_spectrum_file(dir, pairs, error));
+    EXPECT_EQ(error, dir + ": is a folder, not a spectrum file");
+    EXPECT_FALSE(read_spectrum_file("/dev/zero", pairs, error));
+    EXPECT_EQ(error, "/dev/zero: is a character device, not a spectrum file");
+    const std::string big = tmp("big.spd");
+    { std::ofstream(big, std::ios::binary) << "400 1\n"; }
+    ASSERT_EQ(truncate(big.c_str(), 17 << 20), 0);
+    EXPECT_FALSE(read_spectrum_file(big, pairs, error));
+    EXPECT_EQ(error, big + ": is 17.0 MiB, larger than a spectrum file may be (at most 16.0 MiB)");
+    EXPECT_FALSE(read_spectrum_file(write_text("e39.spd", "400 1\n500 1e39\n"), pairs, error));
+    EXPECT_EQ(error, tmp("e39.spd") + ":2: '1e39' = 1e+39 is not a finite 32-bit float (at most 3.4e+38)");
+}
+
+// A NUL byte in a quoted name is written as \x00 in the message, which it would otherwise cut off.
+TEST(PbrtErrors, NonPrintableBytesInAMessageAreEscaped) {
+    const std::string m =
+        error_of("nul", std::string(kHeader) + "Material \"dif" + std::string(1, '\0') + "fuse\"\nShape \"sphere\"\n");
+    EXPECT_NE(m.find("dif\\x00fuse"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\0'), std::string::npos);
 }

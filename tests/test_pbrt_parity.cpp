@@ -289,6 +289,51 @@ TEST(PbrtParity, LoopSubdivShapeLoadsAsASmoothTriangleMesh) {
     EXPECT_TRUE(warned);
 }
 
+// The subdivision's output is estimated before it is made (issue 47: 200 triangles at levels 10 ran a minute to
+// 6 GB and a bare std::bad_alloc): the counts exactly as the subdivision makes them, and a load whose estimate is
+// over the memory available refused as a SceneMemoryError (exit code 3) naming FILE:LINE:COL, the counts and the
+// estimate, with nothing subdivided. The memory available is the test's (64 MiB), so no machine's size matters.
+TEST(PbrtParity, LoopSubdivisionEstimatedBeforeItIsMade) {
+    for (int level = 0; level <= 4; ++level) {
+        const LoopMesh m = loop_subdivide(kTetP, kTetI, level, false);
+        const LoopEstimate e = loop_subdivide_estimate(kTetP.size(), kTetI, level);
+        EXPECT_EQ(e.vertices, m.p.size()) << level;
+        EXPECT_EQ(e.triangles, m.idx.size() / 3) << level;
+    }
+    EXPECT_EQ(loop_subdivide_estimate(kTetP.size(), kTetI, 10).triangles, 4u << 20);
+    const LoopEstimate big = loop_subdivide_estimate(kTetP.size(), kTetI, 9);
+    EXPECT_GT(big.bytes, 300ull * big.triangles);  // (the last level's topology and the importer's mesh)
+    std::string P, I;
+    for (const vec3& v : kTetP) P += std::to_string(v.x) + " " + std::to_string(v.y) + " " + std::to_string(v.z) + " ";
+    for (uint32_t i : kTetI) I += std::to_string(i) + " ";
+    const std::string p = tmp("loop-big.pbrt");
+    std::ofstream(p, std::ios::binary) << square_scene(
+        "Film \"rgb\" \"integer xresolution\" 4 \"integer yresolution\" 4", "",
+        "Material \"diffuse\"\nShape \"loopsubdiv\" \"integer indices\" [" + I + "] \"point3 P\" [" + P +
+            "]\n  \"integer levels\" 9");
+    SceneBuildOptions build;
+    build.memory_available = [] { return uint64_t(64) << 20; };
+    build.memory_what = "available (the test's)";
+    std::string m;
+    try {
+        load_pbrt_scene(p, false, build);
+        ADD_FAILURE() << "loaded";
+    } catch (const SceneMemoryError& e) { m = e.what(); }
+    EXPECT_NE(m.find("loop-big.pbrt:"), std::string::npos) << m;
+    EXPECT_NE(m.find(": loopsubdiv: 9 levels of 4 triangles make 1048576 triangles and "), std::string::npos) << m;
+    EXPECT_NE(m.find(" MiB to subdivide and load (estimate), and 64.0 MiB are available (the test's); nothing was "
+                     "subdivided"),
+              std::string::npos)
+        << m;
+    // the same scene at levels 2 fits
+    build.memory_available = [] { return uint64_t(1) << 30; };
+    std::ofstream(p, std::ios::binary) << square_scene(
+        "Film \"rgb\" \"integer xresolution\" 4 \"integer yresolution\" 4", "",
+        "Material \"diffuse\"\nShape \"loopsubdiv\" \"integer indices\" [" + I + "] \"point3 P\" [" + P +
+            "] \"integer levels\" 2");
+    EXPECT_EQ(load_pbrt_scene(p, false, build).data.num_primitives, 4u * 16u + 2u);
+}
+
 // ---- film ----
 TEST(PbrtParity, IsoAndExposureScaleTheImageExactly) {
     auto render = [&](const std::string& film, const std::string& camera_extra) {

@@ -347,6 +347,20 @@ uint64_t parse_bytes(const char* v) {
 }
 }  // namespace
 
+// ulimit -v (RLIMIT_AS): the address space left under it bounds what this process can allocate, whatever the host
+// has free (an allocation past it is a std::bad_alloc, not swap): total and available cut to it.
+void address_space_limit(HostMemory& m) {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return;
+    std::ifstream f("/proc/self/statm");
+    uint64_t pages = 0;
+    f >> pages;  // the address space in use (0 where unknown: the whole limit counted as free)
+    const uint64_t limit = uint64_t(rl.rlim_cur), used = pages * uint64_t(sysconf(_SC_PAGESIZE));
+    m.total = std::min(m.total, limit);
+    m.available = std::min(m.available, limit > used ? limit - used : 0);
+    m.address_limit = limit;
+}
+
 HostMemory host_memory() {
     HostMemory m;
     if (const char* e = std::getenv("WP_HOST_MEMORY_LIMIT"))
@@ -355,6 +369,7 @@ HostMemory host_memory() {
             m.total = limit;
             m.available = limit > used ? limit - used : 0;
             m.limited = true;
+            address_space_limit(m);
             return m;
         }
     std::ifstream f("/proc/meminfo");
@@ -369,6 +384,7 @@ HostMemory host_memory() {
     const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
     if (!have_total) m.total = uint64_t(sysconf(_SC_PHYS_PAGES)) * page;
     if (!have_avail) m.available = uint64_t(sysconf(_SC_AVPHYS_PAGES)) * page;
+    address_space_limit(m);
     return m;
 }
 
@@ -445,6 +461,7 @@ SceneBuildOptions build_options_from_env() {
     o.memory_available = [] { return host_memory().available; };
     const HostMemory hm = host_memory();
     if (hm.limited) o.memory_what = "available under WP_HOST_MEMORY_LIMIT=" + bytes_text(hm.total);
+    if (hm.address_limit) o.memory_what += " under ulimit -v (RLIMIT_AS) " + bytes_text(hm.address_limit);
     return o;
 }
 

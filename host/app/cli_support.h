@@ -106,9 +106,12 @@ std::string ignored_options_text(const std::vector<IgnoredOption>& ignored, cons
 // available pages). With WP_HOST_MEMORY_LIMIT=BYTES (a K, M or G suffix: powers of 1024) set, that limit is the
 // total and the limit less this process's resident memory is available (limited = true): for tests, and to keep a
 // render within a share of a machine.
+// Under ulimit -v (RLIMIT_AS), total and available are cut to the limit and the address space it leaves (an
+// allocation past it fails whatever the host has free), and address_limit is the limit (0: none).
 struct HostMemory {
     uint64_t total = 0, available = 0;
     bool limited = false;
+    uint64_t address_limit = 0;
 };
 HostMemory host_memory();
 

@@ -157,8 +157,9 @@ private:
     std::string too_big(uint64_t held, const HostMemory& hm) const {
         return path_ + ": the scene does not fit in host memory: loading it " +
                (hm.limited ? "took " + bytes_text(held) + ", over WP_HOST_MEMORY_LIMIT=" + bytes_text(hm.total)
-                           : "holds " + bytes_text(held) + " and " + bytes_text(hm.available) + " of the host's " +
-                                 bytes_text(hm.total) + " are left") +
+                           : "holds " + bytes_text(held) + " and " + bytes_text(hm.available) + " of the " +
+                                 (hm.address_limit ? "address space under ulimit -v, " : "host's ") +
+                                 bytes_text(hm.total) + ", are left") +
                " (the parse, the scene's arrays and its BVH; `--stats` on a smaller version of the scene shows what "
                "the tree takes)";
     }

@@ -334,6 +334,23 @@ void read_film_settings(const HeaderReader& h, PartialFilm& f) {
 }
 }  // namespace
 
+// The header's size of the sums against the bytes the file has after it, before anything is allocated: a forged
+// header of 16384x16384 pixels on a 6 KiB file made merge allocate 6 GiB before it said the file was truncated.
+void check_sums_size(const std::string& path, std::ifstream& in, const PartialFilm& f, uint64_t words) {
+    const std::streamoff at = in.tellg();
+    in.seekg(0, std::ios::end);
+    const std::streamoff end = in.tellg();
+    in.seekg(at);
+    if (at < 0 || end < at) throw FilmError(path + ": cannot read its size");
+    const uint64_t have = uint64_t(end - at);
+    if (have == words * 8) return;
+    throw FilmError(path + ": bad film header: \"width\" x \"height\" " + std::to_string(f.width) + "x" +
+                    std::to_string(f.height) + (f.aovs ? " with its \"aovs\"" : "") + " need " +
+                    std::to_string(words * 8) + " bytes of sums and the file has " + std::to_string(have) +
+                    " after its header (" + (have < words * 8 ? "truncated" : "too long") +
+                    ", or the header does not belong to these sums)");
+}
+
 PartialFilm read_film(const std::string& path) {
     if (is_folder(path)) throw FilmError(path + ": is a folder, not a film file");
     std::ifstream in(path, std::ios::binary);
@@ -390,6 +407,7 @@ PartialFilm read_film(const std::string& path) {
                         ", range [" + std::to_string(f.begin) + ", " + std::to_string(f.end) + ") of " +
                         std::to_string(all) + " samples");
     const uint64_t beauty = f.film_words(), words = beauty + aov_channels(f.aovs) * f.pixels();
+    check_sums_size(path, in, f, words);
     std::vector<unsigned char> b(words * 8);
     in.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size()));
     if (!in || in.peek() != std::char_traits<char>::eof())

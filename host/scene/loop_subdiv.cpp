@@ -184,4 +184,27 @@ LoopMesh loop_subdivide(const std::vector<vec3>& p0, const std::vector<uint32_t>
     return m;
 }
 
+LoopEstimate loop_subdivide_estimate(size_t vertices, const std::vector<uint32_t>& idx, int levels) {
+    std::unordered_map<uint64_t, char> edges;
+    edges.reserve(idx.size());
+    for (size_t i = 0; i + 2 < idx.size(); i += 3)
+        for (int k = 0; k < 3; ++k) edges.emplace(edge_key(idx[i + k], idx[i + (k + 1) % 3]), 0);
+    double v = double(vertices), e = double(edges.size()), f = double(idx.size() / 3);
+    for (int l = 0; l < levels; ++l) {
+        v += e;
+        e = 2.0 * e + 3.0 * f;
+        f *= 4.0;
+    }
+    // per vertex: positions (levels' p and q, the limit's p and n) 48, the fan (a vector and about 6 pairs, with the
+    // allocator's overhead) 104, the one-ring 72, the boundary flag; per edge: the record (grown by doubling) 32 and
+    // its hash map's node and bucket 56; per triangle: the indices (idx, the result's, the next level's) 36, each
+    // corner's edge 12 and the importer's mesh (3 positions, normals, uvs and flags) 110
+    const double bytes = v * (48.0 + 104.0 + 72.0 + 1.0) + e * (32.0 + 56.0) + f * (36.0 + 12.0 + 110.0);
+    LoopEstimate r;
+    r.triangles = uint64_t(std::min(f, 1e19));
+    r.vertices = uint64_t(std::min(v, 1e19));
+    r.bytes = uint64_t(std::min(bytes, 1e19));
+    return r;
+}
+
 }  // namespace wp

@@ -25,4 +25,16 @@ struct LoopMesh {
 // indices out of range or an edge shared by more than two faces (not a manifold), naming the problem.
 LoopMesh loop_subdivide(const std::vector<vec3>& p, const std::vector<uint32_t>& idx, int levels, bool limit = true);
 
+// What refining the control mesh (`vertices`, triangles `idx`, its edges counted) `levels` times makes, computed
+// before it is made (V' = V + E, E' = 2E + 3F, F' = 4F per level): the output's triangles and vertices, and the
+// bytes of loop_subdivide's peak (the last level's topology: edges, their map, each vertex's fan and one-ring) plus
+// the triangle mesh an importer makes of its result (positions, normals, uvs and flags per corner). Against the
+// CPU build's peak resident memory of the whole load (`/usr/bin/time -f %M wavepath render` with WP_BVH_SPLITS=0,
+// 200 control triangles of a 10x10 grid): levels 5, 78.8 MiB estimated, 89 MiB measured; levels 6, 314.8 MiB
+// estimated, 311 MiB measured.
+struct LoopEstimate {
+    uint64_t triangles = 0, vertices = 0, bytes = 0;
+};
+LoopEstimate loop_subdivide_estimate(size_t vertices, const std::vector<uint32_t>& idx, int levels);
+
 }  // namespace wp

@@ -23,6 +23,23 @@ std::string render_limits_problem(const RenderParams& rp) {
     return setting_range_problem(rp);
 }
 
+std::string float_range_problem(const std::string& what, double a, double b, double c) {
+    const double big = 3.4028234663852886e38;  // FLT_MAX
+    auto ok = [&](double v) { return std::isfinite(v) && std::fabs(v) <= big; };
+    if (ok(a) && ok(b) && ok(c)) return "";
+    char s[160];
+    std::snprintf(s, sizeof s, " = (%g, %g, %g) is not a finite 32-bit float (at most 3.4e+38 each)", a, b, c);
+    return what + s;
+}
+
+std::string float_range_problem(const std::string& what, double v) {
+    const std::string p = float_range_problem(what, v, 0.0, 0.0);
+    if (p.empty()) return p;
+    char s[96];
+    std::snprintf(s, sizeof s, " = %g is not a finite 32-bit float (at most 3.4e+38)", v);
+    return what + s;
+}
+
 std::string set_filter(RenderParams& rp, const std::string& type, float radius, float sigma) {
     uint32_t t;
     float def;

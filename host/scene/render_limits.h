@@ -14,6 +14,15 @@ namespace wp {
 // "max_depth 5000 out of range (1 to 1024)".
 std::string render_limits_problem(const RenderParams& rp);
 
+// An emission, a spectrum's value or any other colour an importer takes from a scene, checked finite in the 32-bit
+// floats the renderer holds it in: "" when each of v (values computed in double, products of a value and its scale
+// included) is finite and at most a float's largest (3.4e38), else the problem in words, naming `what`: "L x scale
+// = (1e+39, 1, 1) is not a finite 32-bit float (at most 3.4e+38 each)". One rule for every importer (native JSON,
+// Tungsten, glTF, pbrt-v4), which each call with its own place (JSON pointer, FILE:LINE:COL): a value past it made an
+// all-black image (emission), or every pixel NaN (the film's colour transform).
+std::string float_range_problem(const std::string& what, double a, double b, double c);
+std::string float_range_problem(const std::string& what, double v);
+
 // Reconstruction filters (kernels/filter.h) by name, for every scene format and the command line: "box",
 // "tent" (also "triangle"), "gaussian", "mitchell". A radius (in pixels) <= 0 takes the type's default: box 0.5,
 // tent 1 (Tungsten's and Mitsuba's), gaussian 1.5 with sigma 0.5 (pbrt-v4's), mitchell 2. A box of radius 0.5 is

@@ -543,6 +543,15 @@ SceneData SceneBuilder::build(const SceneBuildOptions& o, const std::string& sou
     BVHBuildOptions bo = tree_options(o, prims_.size(), !prims_.empty() && all_spheres());
     const uint64_t forecast = check_memory(o, bo, source);  // before anything of the build is allocated; may cut
                                                             // the spatial splits' budget to what fits
+    try {
+        return build_checked(o, bo, forecast);
+    } catch (const std::bad_alloc&) {  // (the forecast's margin not enough, or ulimit -v): the phase named
+        throw SceneMemoryError(source + ": out of memory while building the BVH over " + std::to_string(prims_.size()) +
+                               " primitives (forecast " + mib_text(forecast) + ")");
+    }
+}
+
+SceneData SceneBuilder::build_checked(const SceneBuildOptions& o, const BVHBuildOptions& bo, uint64_t forecast) {
     const uint64_t resident0 = process_resident_bytes(), peak0 = process_peak_bytes();
     SceneData d = data_;
     const auto t0 = std::chrono::steady_clock::now();

@@ -178,6 +178,8 @@ private:
     // The build's forecast (bvh_memory_forecast and the arrays copied into the result); throws SceneMemoryError when
     // it exceeds o.memory_available().
     uint64_t check_memory(const SceneBuildOptions& o, BVHBuildOptions& bo, const std::string& source) const;
+    // build() after its memory check (a std::bad_alloc in it: a SceneMemoryError naming the file and the phase)
+    SceneData build_checked(const SceneBuildOptions& o, const BVHBuildOptions& bo, uint64_t forecast);
     std::vector<uint32_t> build_tree(SceneData& d, const std::vector<AABB>& boxes, BVHBuildOptions bo,
                                      const SceneBuildOptions& o) const;
     void fill_slots(SceneData& d, const std::vector<uint32_t>& order, std::vector<float>& power) const;

@@ -5,6 +5,7 @@
 // count, offset and stride is checked before use and a bad one throws SceneError naming the file and the glTF
 // JSON pointer.
 #include "host/scene/scene_gltf.h"
+#include "host/scene/render_limits.h"
 #include "host/image/image_load.h"
 #include <stb/stb_image.h>
 #define TINYGLTF_IMPLEMENTATION
@@ -600,6 +601,10 @@ private:
                 unsupported_.insert(e.first);
             }
         }
+        if (std::string why = float_range_problem("emissiveFactor x emissiveStrength", ef[0] * strength,
+                                                  ef[1] * strength, ef[2] * strength);
+            !why.empty())
+            fail(mp + "/emissiveFactor", why);
         emissive *= float(strength);
         bool emits = emissive.x > 0.0f || emissive.y > 0.0f || emissive.z > 0.0f;
         if (mt.occlusionTexture.index >= 0) warn("occlusion textures ignored (a path tracer computes occlusion)");
@@ -761,14 +766,51 @@ std::string uri_decode(const std::string& u) {
 // Before tinygltf reads the file: its JSON (the whole .gltf, or a .glb's JSON chunk) parsed here, so that a syntax
 // error has its line and column and a duplicate key its pointer, and every external buffer checked to exist, so
 // that a missing one is named with the folder searched (tinygltf's own messages name neither).
+uint32_t le32(const std::vector<unsigned char>& b, size_t at) {
+    return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 | uint32_t(b[at + 3]) << 24;
+}
+
+// A binary glTF's layout against the file's bytes, in our words before tinygltf's ("Invalid glTF binary."): the
+// 12-byte header (magic, version 2, the total length), the JSON chunk (length, 'JSON', data) and a BIN chunk after
+// it, each within the file.
+void check_glb_layout(const std::string& path, const std::vector<unsigned char>& b) {
+    const std::string n = std::to_string(b.size());
+    auto bad = [&](const std::string& what) { throw SceneError(path + ": binary glTF (" + n + " bytes): " + what); };
+    if (b.size() < 20) bad("truncated: shorter than its 12-byte header and the JSON chunk's 8-byte header");
+    if (le32(b, 4) != 2) bad("version " + std::to_string(le32(b, 4)) + " at byte 4 (expected 2)");
+    if (le32(b, 8) > b.size())
+        bad("truncated: its header (byte 8) says the file is " + std::to_string(le32(b, 8)) + " bytes");
+    if (std::memcmp(b.data() + 16, "JSON", 4) != 0) bad("the first chunk (byte 16) is not of type 'JSON'");
+    const uint64_t json_end = 20 + uint64_t(le32(b, 12));
+    if (json_end > b.size())
+        bad("truncated: the JSON chunk (byte 12) says " + std::to_string(le32(b, 12)) + " bytes from byte 20");
+    if (json_end + 8 <= b.size() && json_end + 8 + uint64_t(le32(b, size_t(json_end))) > b.size())
+        bad("truncated: the chunk at byte " + std::to_string(json_end) + " says " +
+            std::to_string(le32(b, size_t(json_end))) + " bytes from byte " + std::to_string(json_end + 8));
+    if (json_end < b.size() && json_end + 8 > b.size())
+        bad("truncated: " + std::to_string(b.size() - json_end) + " bytes after the JSON chunk, not a chunk header");
+}
+
+// A binary glTF's buffer 0 without a uri is its BIN chunk: the chunk must be there and hold the buffer's
+// byteLength (a file cut after its JSON chunk, its header's length mended, said tinygltf's "Invalid binary data").
+void check_glb_buffer(const std::string& path, const std::vector<unsigned char>& b, const nlohmann::json& bufs) {
+    if (bufs.empty() || !bufs[0].is_object() || bufs[0].contains("uri")) return;
+    const uint64_t at = 20 + uint64_t(le32(b, 12));  // (where tinygltf reads it, as check_glb_layout)
+    const uint64_t have = at + 8 <= b.size() && std::memcmp(b.data() + at + 4, "BIN", 4) == 0 ? le32(b, size_t(at)) : 0;
+    const nlohmann::json& len = bufs[0].contains("byteLength") ? bufs[0]["byteLength"] : nlohmann::json();
+    const uint64_t want = len.is_number_unsigned() ? len.get<uint64_t>() : 0;
+    if (have == 0 || have < want)
+        throw SceneError(path + ": /buffers/0: the binary glTF's BIN chunk holds " + std::to_string(have) +
+                         " bytes and its byteLength is " + std::to_string(want) +
+                         " (the file is cut after its JSON chunk, or the chunk is missing)");
+}
+
 void check_gltf_json(const std::string& path, const std::vector<unsigned char>& bytes, bool glb,
                      const std::string& dir) {
     std::string text;
     if (glb) {  // header (magic, version, length), then the first chunk: length, type 'JSON', data
-        if (bytes.size() < 20 || std::memcmp(bytes.data() + 16, "JSON", 4) != 0) return;  // tinygltf says what is wrong
-        const uint32_t len =
-            uint32_t(bytes[12]) | uint32_t(bytes[13]) << 8 | uint32_t(bytes[14]) << 16 | uint32_t(bytes[15]) << 24;
-        if (len > bytes.size() - 20) return;
+        check_glb_layout(path, bytes);
+        const uint32_t len = le32(bytes, 12);
         text.assign(reinterpret_cast<const char*>(bytes.data()) + 20, len);
         while (!text.empty() && text.back() == '\0')
             text.pop_back();  // padding (the format says spaces; some write 0s)
@@ -783,6 +825,7 @@ void check_gltf_json(const std::string& path, const std::vector<unsigned char>& 
     }
     if (!j.is_object() || !j.contains("buffers") || !j["buffers"].is_array()) return;
     const nlohmann::json& bufs = j["buffers"];
+    if (glb) check_glb_buffer(path, bytes, bufs);
     for (size_t i = 0; i < bufs.size(); ++i) {
         if (!bufs[i].is_object() || !bufs[i].contains("uri") || !bufs[i]["uri"].is_string()) continue;
         const std::string uri = bufs[i]["uri"].get<std::string>();
@@ -849,9 +892,9 @@ GltfImport import_gltf(const std::string& path, const mat4& M, SceneBuilder& b, 
         bytes.clear();
         bytes.shrink_to_fit();
         Importer(path, model, b, out, aspect).run(M);
-    } catch (const SceneError&) { throw; } catch (const std::exception& e) {
-        throw SceneError(path + ": " + e.what());
-    }
+    } catch (const SceneError&) { throw; } catch (const std::bad_alloc&) {
+        throw;  // (load_scene_json names the file and the phase)
+    } catch (const std::exception& e) { throw SceneError(path + ": " + e.what()); }
     return out;
 }
 

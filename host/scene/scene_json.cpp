@@ -337,6 +337,18 @@ LoadedScene timed_load(const LoadOptions& opt, Load&& load) {
     if (opt.strict && !ls.warnings.empty()) throw SceneError(ls.warnings.front() + " (an error with --strict)");
     return ls;
 }
+
+// One format's load, with a std::bad_alloc in it reported as a SceneMemoryError naming the file and the phase (the
+// tree's build names its own: SceneBuilder::build), not a bare "std::bad_alloc".
+LoadedScene load_phase(const std::string& path, const LoadOptions& opt, const SceneFormat& f) {
+    try {
+        return f.load(path, opt);
+    } catch (const std::bad_alloc&) {
+        throw SceneMemoryError(path +
+                               ": out of memory while reading the scene (its parse, meshes, textures and "
+                               "arrays, before the BVH is built)");
+    }
+}
 }  // namespace
 
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
@@ -344,7 +356,7 @@ LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
     std::string list;
     for (const SceneFormat& f : scene_formats()) {
         if (ends_with(path, f.extension)) {
-            return timed_load(opt, [&] { return f.load(path, opt); });
+            return timed_load(opt, [&] { return load_phase(path, opt, f); });
         }
         list += (list.empty() ? "" : ", ") + std::string(f.extension);
     }
@@ -465,7 +477,11 @@ void read_environment(NativeScene& s, const json& root) {
     } catch (const ImageError& err) { c.fail("/environment/file", err.what()); }
     vec3 sc = c.v3(e, "scale", "/environment", vec3(1.0f));
     if (glm::min(sc.x, glm::min(sc.y, sc.z)) < 0.0f) c.fail("/environment/scale", "must not be negative");
-    for (F4& t : im.texels) t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+    for (F4& t : im.texels) {
+        t = F4{t.x * sc.x, t.y * sc.y, t.z * sc.z, 1.0f};
+        if (!std::isfinite(t.x) || !std::isfinite(t.y) || !std::isfinite(t.z))
+            c.fail("/environment/scale", "a texel x scale is not a finite 32-bit float");
+    }
     s.b.set_environment(std::move(im.texels), im.width, im.height, c.num(e, "rotation", "/environment", 0.0f));
 }
 

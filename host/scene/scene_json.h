@@ -4,12 +4,15 @@
 #include <string>
 #include <vector>
 #include <nlohmann/json_fwd.hpp>
+#include "host/image/input_file.h"
 #include "host/scene/scene_build.h"
 
 namespace wp {
 
+// A scene that cannot be loaded: the message names the file and the place. Its bytes that are not printable (a NUL
+// in a quoted name would cut a printed message off) are written as \xNN (host/image/input_file.h: printable).
 struct SceneError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit SceneError(const std::string& what) : std::runtime_error(printable(what, std::string::npos)) {}
 };
 
 struct LoadedScene {

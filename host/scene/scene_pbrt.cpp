@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -34,6 +35,7 @@
 #include "host/scene/pbrt_film.h"
 #include "host/scene/pbrt_tokenizer.h"
 #include "host/scene/spectrum_file.h"
+#include "kernels/film.h"
 #include <glm/gtc/matrix_transform.hpp>
 
 namespace wp {
@@ -222,11 +224,12 @@ vec3 sampled_spectrum_rgb(const F& value, bool reflectance) {
     return lum > 0.0f ? c / lum : vec3(0.0f);
 }
 
-// A sampled spectrum's value at lam (nm): interleaved (wavelength, value) pairs, linear between samples, the end
-// values beyond them.
+// A sampled spectrum's value at lam (nm): interleaved (wavelength, value) pairs, linear between samples, zero
+// outside them (pbrt-v4's PiecewiseLinearSpectrum: a spectrum that ends at 700 nm has nothing beyond it).
 double pairs_at(const std::vector<double>& nums, double lam) {
     const size_t n = nums.size() / 2;
-    if (lam <= nums[0]) return nums[1];
+    if (lam < nums[0] || lam > nums[2 * n - 2]) return 0.0;
+    if (lam == nums[0]) return nums[1];
     for (size_t i = 1; i < n; ++i)
         if (lam <= nums[2 * i]) {
             const double l0 = nums[2 * i - 2], l1 = nums[2 * i], t = l1 > l0 ? (lam - l0) / (l1 - l0) : 1.0;
@@ -238,6 +241,7 @@ double pairs_at(const std::vector<double>& nums, double lam) {
 // The unpolarised Fresnel reflectance of a conductor of complex index eta + i k (relative to the outside) at the
 // incident cosine cos_i: pbrt-v4's FrComplex (kernels/bsdf.h has the same per channel).
 double fresnel_complex(double cos_i, double eta, double k) {
+    if (eta == 0.0 && k == 0.0) return 1.0;  // the limit (a spectrum's zero beyond its wavelengths: pairs_at)
     const std::complex<double> n(eta, k);
     const double sin2_i = 1.0 - cos_i * cos_i;
     const std::complex<double> cos_t = std::sqrt(1.0 - sin2_i / (n * n));
@@ -524,7 +528,9 @@ private:
     // the film's sensor (pbrt-v4's PixelSensor::Create): ISO, exposure time (the film's "exposuretime" of earlier
     // pbrt-v4 versions, else the camera's shutter interval), white balance (0: none), sensor
     float iso_ = 100.0f, exposure_ = -1.0f, whitebalance_ = 0.0f, shutter_open_ = 0.0f, shutter_close_ = 1.0f;
+    static constexpr float kMinWhiteBalance = 195.5f;  // K (film_sensor)
     std::string sensor_ = "cie1931";
+    Loc wb_loc_, ratio_loc_;  // the film's whitebalance, and its iso or exposuretime (the last given), for errors
     vec3 background_{0.0f};
     bool env_set_ = false;
 
@@ -535,7 +541,7 @@ private:
     }
     [[noreturn]] void fail(const Loc& l, const std::string& what) const { throw SceneError(where(l) + what); }
     void warn(const Loc& l, const std::string& what) {
-        std::string m = where(l) + what;
+        std::string m = printable(where(l) + what, std::string::npos);
         ++warn_calls_;
         if (strict_) throw SceneError(m + " (a warning, an error with --strict)");
         if (warned_.insert(m).second) ls_.warnings.push_back(m);
@@ -733,7 +739,18 @@ private:
     // luminance 1, as pbrt-v4 does); `named` receives a named spectrum's name ("metal-Cu-eta"). A string that names
     // a file (it has a '.' or a '/': "spds/Au.eta.spd") is a spectrum file, read relative to the scene's folder as
     // pbrt-v4 does and converted as the same (wavelength, value) pairs given inline would be.
+    // Every spectrum's numbers and its RGB are checked within a 32-bit float (render_limits.h:
+    // float_range_problem): an overflowing emission made a black image, an overflowing reflectance a NaN one.
     vec3 spectrum(Param& p, bool* normalized = nullptr, std::string* named = nullptr) {
+        const std::string who = "parameter '" + p.name + "' (" + p.type + ")";
+        for (size_t i = 0; i < p.nums.size(); ++i)
+            if (std::string why = float_range_problem(who + " value " + std::to_string(i), p.nums[i]); !why.empty())
+                fail(p.loc, why);
+        const vec3 v = spectrum_rgb(p, normalized, named);
+        if (std::string why = float_range_problem(who + " as RGB", v.x, v.y, v.z); !why.empty()) fail(p.loc, why);
+        return v;
+    }
+    vec3 spectrum_rgb(Param& p, bool* normalized, std::string* named) {
         p.used = true;
         if (normalized) *normalized = p.type != "rgb";
         if (p.type == "float") return vec3(float(p.nums[0]));
@@ -800,6 +817,8 @@ private:
         if (pe && pk && sampled_pairs(*pe, ep) && sampled_pairs(*pk, kp)) {
             get(ps, en, {"spectrum"});
             get(ps, kn, {"spectrum"});
+            negative_etak(*pe, ep);
+            negative_etak(*pk, kp);
             fit_conductor_rgb([&](double nm) { return pairs_at(ep, nm) / outside; },
                               [&](double nm) { return pairs_at(kp, nm) / outside; }, eta, k);
             eta *= float(outside);
@@ -808,6 +827,18 @@ private:
         }
         spectrum(ps, en, eta, nullptr, nullptr, true);
         spectrum(ps, kn, k, nullptr, nullptr, true);
+    }
+    // A conductor's sampled eta or k with negative values: pbrt-v4 takes them (its complex Fresnel of them); the fit
+    // here follows the reflectance they give with a positive index, which no longer says what was given: a warning.
+    void negative_etak(const Param& p, const std::vector<double>& pairs) {
+        double lo = pairs[1];
+        for (size_t i = 1; i < pairs.size(); i += 2) lo = std::min(lo, pairs[i]);
+        if (lo >= 0.0) return;
+        std::ostringstream o;
+        o << "parameter '" << p.name << "' (spectrum): negative values (down to " << lo
+          << ") are not a physical index: taken as the Fresnel reflectance they give, fitted with eta > 0 and k >= 0 "
+             "(pbrt-v4 takes them as given; an RGB one is refused)";
+        warn(p.loc, o.str());
     }
     bool spectrum(Params& ps, const std::string& name, vec3& out, bool* normalized = nullptr,
                   std::string* named = nullptr, bool allow_float = false) {
@@ -837,7 +868,29 @@ private:
         reflectance_ctx_ = true;
         t.value = t.avg = spectrum(*p);
         reflectance_ctx_ = false;
+        reflectance_range(*p, t.value);
         return t;
+    }
+    // A reflectance (an albedo) outside [0, 1]: pbrt-v4 refuses an RGB one ("used as an albedo has > 1 component",
+    // "Negative value provided for RGB parameter"), and a float here the same (pbrt-v4 takes none); a sampled
+    // spectrum's values it takes as given, which the materials here clamp to [0, 1]: a warning naming it.
+    void reflectance_range(const Param& p, vec3 v) {
+        std::ostringstream o;
+        o << "parameter '" << p.name << "' (" << p.type << ")";
+        if (p.type == "rgb" || p.type == "float") {
+            if (glm::min(v.x, glm::min(v.y, v.z)) >= 0.0f && glm::max(v.x, glm::max(v.y, v.z)) <= 1.0f) return;
+            o << " = (" << v.x << ", " << v.y << ", " << v.z
+              << "): a reflectance (an albedo) must be in [0, 1] (pbrt-v4 refuses it too)";
+            fail(p.loc, o.str());
+        }
+        std::vector<double> pairs;
+        if (!sampled_pairs(p, pairs)) return;
+        double lo = pairs[1], hi = pairs[1];
+        for (size_t i = 1; i < pairs.size(); i += 2) lo = std::min(lo, pairs[i]), hi = std::max(hi, pairs[i]);
+        if (lo >= 0.0 && hi <= 1.0) return;
+        o << ": spectrum values from " << lo << " to " << hi
+          << ", outside [0, 1] for a reflectance: its RGB clamped to [0, 1] (pbrt-v4 takes the values as given)";
+        warn(p.loc, o.str());
     }
     // A float that may be given as a float texture (its average, with a warning, where no texture is supported).
     float floattex(Params& ps, const std::string& name, float def) {
@@ -1330,6 +1383,8 @@ private:
     // pbrt-v4's RGB film's sensor parameters, applied when the scene is finished (film_matrix).
     void film_sensor(Params& ps) {
         iso_ = f1(ps, "iso", 100.0f);
+        for (const char* n : {"exposuretime", "iso", "whitebalance"})
+            if (Param* p = find(ps, n)) (std::string(n) == "whitebalance" ? wb_loc_ : ratio_loc_) = p->loc;
         if (!(iso_ > 0.0f) || !std::isfinite(iso_)) fail(find(ps, "iso")->loc, "iso must be > 0");
         if (find(ps, "exposuretime")) {
             exposure_ = f1(ps, "exposuretime", 1.0f);
@@ -1339,6 +1394,15 @@ private:
         whitebalance_ = f1(ps, "whitebalance", 0.0f);
         if (whitebalance_ < 0.0f || !std::isfinite(whitebalance_))
             fail(find(ps, "whitebalance")->loc, "whitebalance must be a temperature in kelvin (or 0: none)");
+        // pbrt-v4's white of a blackbody up to 195 K is not a number (its float spectrum overflows) and every pixel
+        // of its render NaN (measured: 195 K NaN, 195.5 K not); ours stays finite down to about 21 K, an image pbrt-v4
+        // never makes: refused, at the parameter
+        if (whitebalance_ > 0.0f && whitebalance_ < kMinWhiteBalance)
+            fail(find(ps, "whitebalance")->loc,
+                 "whitebalance " + num_text(whitebalance_) +
+                     " K: below 195.5 K the white balance is not finite (pbrt-v4's white of a blackbody that cold "
+                     "overflows a float and its render is NaN in every pixel): a temperature of at least 195.5 K, or "
+                     "0 for none");
         sensor_ = s1(ps, "sensor", "cie1931");
         mat3 m;
         if (sensor_ != "cie1931" && !pbrt_sensor_matrix(sensor_, m))
@@ -1351,7 +1415,11 @@ private:
     void film_matrix(RenderParams& rp) {
         // pbrt-v4: imagingRatio = exposureTime * ISO / 100, the exposure time the camera's shutter interval
         const float exposure = exposure_ > 0.0f ? exposure_ : shutter_close_ - shutter_open_;
-        const float ratio = exposure * iso_ / 100.0f;
+        const double ratio_d = double(exposure) * double(iso_) / 100.0;
+        if (std::string why = float_range_problem("the film's imaging ratio (exposure time x iso / 100)", ratio_d);
+            !why.empty())
+            fail(ratio_loc_, why);
+        const float ratio = float(ratio_d);
         mat3 sensor(1.0f), wb(1.0f);
         const bool named = sensor_ != "cie1931" && pbrt_sensor_matrix(sensor_, sensor);
         float kelvin = whitebalance_;
@@ -1361,10 +1429,42 @@ private:
             if (named) wb = wb * glm::inverse(pbrt_white_balance(6500.0f));  // the fit has 6500 K's in it
         }
         const mat3 m = ratio * sensor * wb;
+        film_matrix_check(wb, m);
         if (m == mat3(1.0f)) return;
         rp.film_transform = 1;
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) rp.film_matrix[3 * r + c] = m[c][r];
+    }
+
+    // The film's colour transform checked finite (render_limits.h: float_range_problem), at the parameter that made
+    // it overflow: a white balance to a white too cold for a float's blue (whitebalance 1 to 20 K) or an imaging ratio
+    // past a float made every pixel NaN (pbrt-v4's own render of them is NaN too).
+    void film_matrix_check(const mat3& wb, const mat3& m) const {
+        for (int c = 0; c < 3; ++c)
+            if (!finite3(wb[c]))
+                fail(wb_loc_, "whitebalance " + num_text(whitebalance_) +
+                                  " K: the white balance to a white that cold is not finite in 32-bit floats (its "
+                                  "blackbody has no blue in float precision; pbrt-v4 renders every pixel NaN)");
+        for (int c = 0; c < 3; ++c)
+            if (!finite3(m[c]))
+                fail(wb_loc_.line ? wb_loc_ : ratio_loc_,
+                     "the film's colour transform (imaging ratio x sensor x white balance) is not finite");
+        // a pixel's mean is at most kFilmMaxSample a channel (every sample is clamped to it): a transform of at most
+        // FLT_MAX / (4 kFilmMaxSample) keeps every pixel finite (iso 3e38 made Inf pixels of a finite transform)
+        float biggest = 0.0f;
+        for (int c = 0; c < 3; ++c)
+            for (int r = 0; r < 3; ++r) biggest = std::max(biggest, std::fabs(m[c][r]));
+        const float most = 3.4e38f / (4.0f * kFilmMaxSample);
+        if (biggest > most)
+            fail(ratio_loc_.line ? ratio_loc_ : wb_loc_,
+                 "the film's colour transform (imaging ratio x sensor x white balance) reaches " + num_text(biggest) +
+                     ": a pixel as bright as the film holds (" + num_text(kFilmMaxSample) +
+                     ", its per-sample clamp) would overflow a float (at most " + num_text(most) + ")");
+    }
+    static std::string num_text(double v) {
+        std::ostringstream o;
+        o << v;
+        return o.str();
     }
 
     // ----------------------------------------------------------------------------------- textures, materials
@@ -1747,8 +1847,7 @@ private:
             float lum = luminance(L);
             L = lum > 0.0f ? L / lum : L;
         }
-        float scale = f1(ps, "scale", 1.0f);
-        a.L = L * scale;
+        a.L = scaled_emission(ps, "L", L, f1(ps, "scale", 1.0f), l);
         a.two_sided = b1(ps, "twosided", false);
         a.power = f1(ps, "power", -1.0f);
         if (find(ps, "power") && a.power > 0.0f)
@@ -1768,6 +1867,14 @@ private:
             if (normalized && luminance(L) > 0.0f) L /= luminance(L);
         }
         return L;
+    }
+    // An emission times its scale (and a power's or an illuminance's factor), checked within a float at the
+    // emission's parameter (the directive where it is the default): 1e30 x scale 1e10 made a black image.
+    vec3 scaled_emission(Params& ps, const std::string& name, vec3 L, double scale, const Loc& l) {
+        const double r = double(L.x) * scale, g = double(L.y) * scale, b = double(L.z) * scale;
+        if (std::string why = float_range_problem("'" + name + "' x scale", r, g, b); !why.empty())
+            fail(find(ps, name) ? find(ps, name)->loc : l, why);
+        return vec3(float(r), float(g), float(b));
     }
     vec3 point_param(Params& ps, const std::string& name, vec3 def) {
         Param* p = get(ps, name, {"point3"});
@@ -1799,7 +1906,7 @@ private:
             float E = f1(ps, "illuminance", -1.0f);
             if (E > 0.0f) sc *= E;
             check_unused(ps, "LightSource", type);
-            b_.distant_light(world_dir(from - to, l, what), L * sc);
+            b_.distant_light(world_dir(from - to, l, what), scaled_emission(ps, "L", L, sc, l));
             return;
         }
         vec3 I = emission(ps, "I");
@@ -1808,7 +1915,7 @@ private:
         if (type == "point") {
             check_unused(ps, "LightSource", type);
             if (power > 0.0f) sc *= power / (4.0f * kPi);
-            b_.point_light(world_point(from, l, what), I * sc);
+            b_.point_light(world_point(from, l, what), scaled_emission(ps, "I", I, sc, l));
             return;
         }
         vec3 to = point_param(ps, "to", vec3(0, 0, 1));
@@ -1838,7 +1945,8 @@ private:
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) off = std::max(off, std::fabs(G[i][j] - (i == j ? s2 : 0.0f)));
         if (off > 1e-4f * s2) warn(l, "a spot light under a non-uniform scale or shear: its cone stays circular");
-        b_.spot_light(world_point(from, l, what), world_dir(to - from, l, what), I * sc, cos_start, cos_end);
+        b_.spot_light(world_point(from, l, what), world_dir(to - from, l, what), scaled_emission(ps, "I", I, sc, l),
+                      cos_start, cos_end);
     }
 
     void light(const std::string& type, Params& ps, const Loc& l) {
@@ -1865,7 +1973,8 @@ private:
             // pbrt-v4: the illuminance of the uniform radiance on an upward-facing patch is pi L
             if (E > 0.0f) scale *= E / kPi;
             if (env_set_) warn(l, "a constant infinite light with an environment map: the constant ignored");
-            background_ += L * scale;
+            background_ += scaled_emission(ps, "L", L, scale, l);
+            if (!finite3(background_)) fail(l, "the infinite lights' sum overflows a float");
             return;
         }
         if (illum && E > 0.0f) warn(illum->loc, "'illuminance' of an image infinite light not supported: ignored");
@@ -1908,6 +2017,7 @@ private:
                     sum += vec3(t.x, t.y, t.z);
                 }
                 sum *= 0.25f * scale;
+                if (!finite3(sum)) fail(fl, "the image's texels x scale overflow a float (an infinite light of Inf)");
                 out[size_t(j) * W + i] = F4{sum.x, sum.y, sum.z, 1.0f};
             }
         b_.set_environment(std::move(out), W, H, 0.0f);
@@ -2098,6 +2208,24 @@ private:
         orient(g.mesh, r.reverse);  // load_ply keeps the file's side under a mirroring transform, as pbrt
     }
 
+    // A subdivision's output estimated before it is made (loop_subdivide_estimate): over 2^28 triangles an error,
+    // over the memory available (SceneBuildOptions::memory_available, the command layer's) a SceneMemoryError (exit
+    // code 3), naming the estimate: 200 triangles at levels 10 ran a minute to 6 GB and a bare std::bad_alloc.
+    void loop_memory_check(const Loc& l, size_t vertices, const std::vector<uint32_t>& idx, int levels) const {
+        const LoopEstimate est = loop_subdivide_estimate(vertices, idx, levels);
+        const std::string what = "loopsubdiv: " + std::to_string(levels) + " levels of " +
+                                 std::to_string(idx.size() / 3) + " triangles make " + std::to_string(est.triangles) +
+                                 " triangles";
+        if (est.triangles > (uint64_t(1) << 28)) fail(l, what + ", more than 2^28");
+        if (!build_.memory_available) return;
+        const uint64_t available = build_.memory_available();
+        if (est.bytes <= available) return;
+        char s[160];
+        std::snprintf(s, sizeof s, " and %.1f MiB to subdivide and load (estimate), and %.1f MiB are ",
+                      double(est.bytes) / 1048576.0, double(available) / 1048576.0);
+        throw SceneMemoryError(where(l) + what + s + build_.memory_what + "; nothing was subdivided");
+    }
+
     // A Loop subdivision surface, subdivided here into a triangle mesh (det: the transform's determinant; mirror:
     // it is negative).
     void shape_loopsubdiv(ShapeRec& r, Geometry& g, float det, bool mirror) {
@@ -2124,10 +2252,7 @@ private:
                                  " vertices)");
             idx.push_back(uint32_t(v));
         }
-        if (size_t(idx.size() / 3) << (2 * levels) > (size_t(1) << 28))
-            fail(find(ps, "levels") ? find(ps, "levels")->loc : r.loc,
-                 "loopsubdiv: " + std::to_string(levels) + " levels of " + std::to_string(idx.size() / 3) +
-                     " triangles make more than 2^28 triangles");
+        loop_memory_check(find(ps, "levels") ? find(ps, "levels")->loc : r.loc, p0.size(), idx, int(levels));
         LoopMesh lm;
         try {
             lm = loop_subdivide(p0, idx, int(levels));
@@ -2211,6 +2336,9 @@ private:
                 float a = g.area();
                 if (!(a > 0.0f)) fail(r.loc, "an area light of 'power' on a shape of no area");
                 Le *= r.area.power / (kPi * (r.area.two_sided ? 2.0f : 1.0f) * a);
+                if (!finite3(Le))
+                    fail(r.loc, "the area light's 'power' over the shape's area " + num_text(a) +
+                                    " is an emission past a 32-bit float");
             }
         }
         if (mr.interface) {

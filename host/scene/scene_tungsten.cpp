@@ -692,6 +692,10 @@ struct Loader {
             vec3 w = constant(o["power"], at(p, "power"), "power");
             if (glm::min(w.x, glm::min(w.y, w.z)) < 0.0f) c.fail(at(p, "power"), "must not be negative");
             if (!(area > 0.0f)) c.fail(at(p, "power"), "the primitive has no area");
+            const double pa = double(kPi) * double(area);
+            if (std::string why = float_range_problem("power / (pi x area)", w.x / pa, w.y / pa, w.z / pa);
+                !why.empty())
+                c.fail(at(p, "power"), why);
             return w / (kPi * area);
         }
         return vec3(0.0f);
@@ -725,7 +729,11 @@ struct Loader {
             im = load_image(t.file, t.srgb);
         } catch (const ImageError& e) { c.fail(at(p, "emission"), e.what()); }
         if (im.width == 0 || im.height == 0) c.fail(at(p, "emission"), "empty image");
-        for (F4& x : im.texels) x = F4{x.x * t.value.x, x.y * t.value.y, x.z * t.value.z, 1.0f};
+        for (F4& x : im.texels) {
+            x = F4{x.x * t.value.x, x.y * t.value.y, x.z * t.value.z, 1.0f};
+            if (!std::isfinite(x.x) || !std::isfinite(x.y) || !std::isfinite(x.z))
+                c.fail(at(p, "emission"), "a texel x the emission's scale is not a finite 32-bit float");
+        }
         // Tungsten: u = 0.5 + atan2(l.z, l.x) / 2pi, v = acos(-l.y) / pi with row 0 at v = 1 (up), l = R^T d.
         // Ours: u = 0.5 + atan2(x', -z') / 2pi with (x', z') = d rotated by -rotation about y. Both maps put "up" in
         // row 0; for R a rotation about y the u's agree with rotation = delta - 90 degrees, where delta is the

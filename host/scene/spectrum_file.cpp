@@ -5,11 +5,17 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include "host/image/input_file.h"
+#include "host/scene/render_limits.h"
 
 namespace wp {
 
 bool read_spectrum_file(const std::string& path, std::vector<double>& pairs, std::string& error) {
     pairs.clear();
+    if (std::string why = input_file_problem(path, "a spectrum file", kMaxSpectrumFileBytes); !why.empty()) {
+        error = why;
+        return false;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         error = path + ": cannot open the spectrum file (" + std::strerror(errno) + ")";
@@ -31,8 +37,11 @@ bool read_spectrum_file(const std::string& path, std::vector<double>& pairs, std
             errno = 0;
             const double v = std::strtod(word.c_str(), &end);
             if (end == word.c_str() || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
-                return bad(line, "malformed number '" + (word.size() > 40 ? word.substr(0, 40) + "..." : word) +
+                return bad(line, "malformed number '" + printable(word) +
                                      "' (a spectrum file holds numbers: wavelength in nm, value)");
+            // (pbrt-v4 reads them as 32-bit floats, and refuses 1e300: "unable to parse float value")
+            if (std::string why = float_range_problem("'" + printable(word) + "'", v); !why.empty())
+                return bad(line, why);
             if (pairs.size() % 2 == 0 && !pairs.empty() && v <= pairs[pairs.size() - 2]) {
                 std::ostringstream m;
                 m << "wavelength " << v << " is not greater than the one before it (" << pairs[pairs.size() - 2]

@@ -7,13 +7,13 @@
 # to the manifest's WxH. Each command is appended to ref/COMMANDS.txt with its date, wall time and pbrt's version.
 #
 # Usage: tests/parity/make_references.sh [NAME...]
-#   PBRT=path (default /work/shared/pbrt-v4/tool/pbrt: pbrt-v4 master 5f7a6068, see that folder's README.md)
+#   PBRT=path (default ../shared/pbrt-v4/tool/pbrt beside the repository: pbrt-v4 master 5f7a6068, see that folder's README.md)
 #   THREADS=n (default 2)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-PBRT="${PBRT:-/work/shared/pbrt-v4/tool/pbrt}"
+PBRT="${PBRT:-$HERE/../../../shared/pbrt-v4/tool/pbrt}"
 THREADS="${THREADS:-2}"
-PBRT_VERSION="pbrt-v4 master 5f7a6068 (prebuilt, /work/shared/pbrt-v4/tool/README.md)"
+PBRT_VERSION="pbrt-v4 master 5f7a6068 (prebuilt, ../shared/pbrt-v4/tool/README.md)"
 mkdir -p "$HERE/ref"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
