@@ -67,15 +67,15 @@ struct RenderSettings {
     bool devices_given = false;
 };
 
-// Overrides applied to a loaded scene; a new width or height sets the camera's aspect to match.
-inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) {
-    RenderParams& rp = ls.params;
+// Overrides applied to a scene's settings and camera; a new width or height sets the camera's aspect to match.
+inline void apply_overrides(RenderParams& rp, CameraData& camera, const SceneOverrides& o) {
 #define WP_OVERRIDE_APPLY(K, member, n, ...) \
     if (o.n) put_setting_value(rp, *find_setting(#n), *o.n);
     WP_RENDER_SETTINGS(WP_OVERRIDE_APPLY)
 #undef WP_OVERRIDE_APPLY
-    if (o.width || o.height) ls.data.camera.aspect = float(rp.width) / float(rp.height);
+    if (o.width || o.height) camera.aspect = float(rp.width) / float(rp.height);
 }
+inline void apply_overrides(LoadedScene& ls, const SceneOverrides& o) { apply_overrides(ls.params, ls.data.camera, o); }
 
 // A --crop (or --set crop=) of the command line outside the image it renders: a usage error (exit 2) naming the
 // crop and the image's size, "scene.json: --crop 0,0,100,8 is not inside the 64x64 image (...)". A crop of the
@@ -87,14 +87,30 @@ inline void check_given_crop(const std::string& path, const SceneOverrides& o, c
 
 // The one way a command-line render starts: the scene loaded (any format), the overrides applied and the result
 // checked against the render limits. Throws SceneError naming the file: "<path>: max_depth 5000 out of range
-// (1 to 1024)"; UsageError for a --crop outside the image (check_given_crop).
-inline LoadedScene load_render_scene(const std::string& path, const SceneOverrides& o, const LoadOptions& lo = {}) {
-    LoadedScene ls = load_scene_json(path, lo);
+// (1 to 1024)"; UsageError for a --crop outside the image (check_given_crop). ready_render_scene is its second half,
+// for a scene loaded otherwise (the Python module's dicts: load_scene_json_text).
+inline LoadedScene ready_render_scene(LoadedScene ls, const std::string& path, const SceneOverrides& o) {
     apply_overrides(ls, o);
     check_given_crop(path, o, ls.params);
     if (std::string why = render_limits_problem(ls.params); !why.empty()) throw SceneError(path + ": " + why);
     ls.params = crop_for_render(ls.params);  // (the renderers' form of a crop: width x height the crop's)
     return ls;
+}
+inline LoadedScene load_render_scene(const std::string& path, const SceneOverrides& o, const LoadOptions& lo = {}) {
+    return ready_render_scene(load_scene_json(path, lo), path, o);
+}
+
+// A loaded scene's settings (load_render_scene's: a crop in the renderers' form) with more overrides, for another
+// render of the same scene (the Python module's render(settings=...)): the settings as given (crop_settings), the
+// overrides applied (a new width or height: `camera`'s aspect too), the limits checked, a crop in the renderers'
+// form. Throws SceneError (UsageError for a crop outside the image) naming `path`, as load_render_scene.
+inline RenderParams override_loaded(const std::string& path, const RenderParams& loaded, CameraData& camera,
+                                    const SceneOverrides& o) {
+    RenderParams rp = crop_settings(loaded);
+    apply_overrides(rp, camera, o);
+    check_given_crop(path, o, rp);
+    if (std::string why = render_limits_problem(rp); !why.empty()) throw SceneError(path + ": " + why);
+    return crop_for_render(rp);
 }
 
 // The load's phases, wall clock: "loading scenes/dragon.json: parse 0.41 s, BVH 500002 primitives in 0.62 s

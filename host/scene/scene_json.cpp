@@ -325,6 +325,19 @@ const std::vector<SceneFormat>& scene_formats() {
 }
 
 namespace {
+// A loader's call timed (LoadedScene::load_seconds, load_cpu_seconds); with --strict its first warning the error.
+template <class Load>
+LoadedScene timed_load(const LoadOptions& opt, Load&& load) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = process_cpu_seconds();
+    LoadedScene ls = load();
+    ls.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ls.load_cpu_seconds = process_cpu_seconds() - cpu0;
+    // --strict: a warning of any loader (the Tungsten loader's fail where they arise) is an error
+    if (opt.strict && !ls.warnings.empty()) throw SceneError(ls.warnings.front() + " (an error with --strict)");
+    return ls;
+}
+
 // One format's load, with a std::bad_alloc in it reported as a SceneMemoryError naming the file and the phase (the
 // tree's build names its own: SceneBuilder::build), not a bare "std::bad_alloc".
 LoadedScene load_phase(const std::string& path, const LoadOptions& opt, const SceneFormat& f) {
@@ -343,14 +356,7 @@ LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt) {
     std::string list;
     for (const SceneFormat& f : scene_formats()) {
         if (ends_with(path, f.extension)) {
-            const auto t0 = std::chrono::steady_clock::now();
-            const double cpu0 = process_cpu_seconds();
-            LoadedScene ls = load_phase(path, opt, f);
-            ls.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            ls.load_cpu_seconds = process_cpu_seconds() - cpu0;
-            // --strict: a warning of any loader (the Tungsten loader's fail where they arise) is an error
-            if (opt.strict && !ls.warnings.empty()) throw SceneError(ls.warnings.front() + " (an error with --strict)");
-            return ls;
+            return timed_load(opt, [&] { return load_phase(path, opt, f); });
         }
         list += (list.empty() ? "" : ", ") + std::string(f.extension);
     }
@@ -770,10 +776,9 @@ void warn_unused_materials(NativeScene& s) {
                                     ": defined but not used by any object");
 }
 
-// A native JSON scene (or a Tungsten one, told apart by its "primitives"): parsed, checked and built, phase by
-// phase; each error names the file and the JSON pointer of the value at fault.
-LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
-    json root = read_json_file(path);
+// A native JSON scene (or a Tungsten one, told apart by its "primitives") from its parsed document: checked and
+// built, phase by phase; each error names the file and the JSON pointer of the value at fault.
+LoadedScene load_native_root(const json& root, const std::string& path, const LoadOptions& opt) {
     if (is_tungsten_scene(root)) return load_tungsten_scene(path, root, opt.strict, opt.build);
     NativeScene s(path);
     check_top_keys(s.c, root);
@@ -790,6 +795,18 @@ LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
         for (const std::string& w : s.ls.warnings) std::cerr << "warning: " << w << "\n";
     return std::move(s.ls);
 }
+
+// A native or Tungsten JSON scene file.
+LoadedScene load_native_json(const std::string& path, const LoadOptions& opt) {
+    return load_native_root(read_json_file(path), path, opt);
+}
 }  // namespace
+
+LoadedScene load_scene_json_text(const std::string& text, const std::string& path, const LoadOptions& opt) {
+    json root;
+    JsonProblem problem;
+    if (!parse_json_text(text, root, problem)) throw SceneError(problem.message(path));
+    return timed_load(opt, [&] { return load_native_root(root, path, opt); });
+}
 
 }  // namespace wp

@@ -44,6 +44,10 @@ const std::vector<SceneFormat>& scene_formats();
 // against its format; the limits on the render settings are checked where a render starts
 // (host/scene/render_limits.h), after the command line's overrides.
 LoadedScene load_scene_json(const std::string& path, const LoadOptions& opt = {});
+// A native (or Tungsten) JSON scene given as text rather than read from a file (the Python module's scenes from
+// dicts): `path` names it in every message and its folder is where relative files (meshes, textures) are found; no
+// file of that name is read. The same checks, errors and warnings as the file's.
+LoadedScene load_scene_json_text(const std::string& text, const std::string& path, const LoadOptions& opt = {});
 
 // Where a JSON text cannot be taken as it is: line and column (1-based, in bytes) of a syntax error or of a number
 // out of range, or the JSON pointer of a key given twice in one object (line 0 then). `what` is in the project's
