@@ -346,7 +346,7 @@ WP_HD vec3 layered_f(const Layered& L, vec3 wo, vec3 wi, uint32_t key) {
                     if (fe > 0.0f) {
                         // the other strategy's density of this inside direction: the coating sampled from wi
                         // (pbrt-v4 takes PDF(-w, wi), a density over wi, and its weights then do not sum to one:
-                        // f about 6% high on rough coatings against its own sampling; profiling/LOG.md)
+                        // f high on rough coatings against its own sampling)
                         const float wt =
                             base_spec ? 1.0f : power_heuristic(bs.pdf, coat_pdf(L.top, wi, -w, kLobeTrans));
                         f += beta * (layer_tr(L.thickness, bs.wi) * fe * wt);

@@ -20,8 +20,8 @@ enum class Backend { Cpu, Gpu };
 enum class Mode { Megakernel, Wavefront };
 inline const char* mode_name(Mode m) { return m == Mode::Megakernel ? "megakernel" : "wavefront"; }
 
-// The GPU wavefront's default queue: 8M paths (~1.4 GB with the compaction's buffers). 4M until profiling/LOG.md
-// entry 41, where 8M measured 2-5% faster on four of the five benchmark scenes (fewer iterations, fuller launches).
+// The GPU wavefront's default queue: 8M paths (~1.4 GB with the compaction's buffers): fewer iterations, fuller
+// launches (docs/DECISIONS.md: queue-capacity).
 constexpr uint32_t kDefaultGpuCapacity = 1u << 23;
 // The CPU wavefront's default queue (and the CPU ray-cast benchmark's): 64K paths.
 constexpr uint32_t kDefaultCpuCapacity = 1u << 16;
@@ -79,10 +79,9 @@ enum OptionScope : unsigned {
       "--select-compaction: CUB DeviceSelect and a gather kernel")
 
 struct RenderOptions {
-    // The defaults behind the list's values: 512K paths drained (on the H100 against 256K the wavefront 0.9% faster
-    // on RTIOW, 0.2-0.3% on the others, LOG entry 53); a warp of the persistent extend refills at 16 idle lanes
-    // (kernels/persistent.h, LOG entry 26). Compaction by push, 3-9% faster frames than select and gather (LOG entry
-    // 27). The general kernels: the baseline the specialised ones are measured against (same image bit for bit).
+    // The defaults behind the list's values: 512K paths drained (docs/DECISIONS.md: drain-threshold); a warp of the
+    // persistent extend refills at 16 idle lanes (kernels/persistent.h; refill); compaction by push rather than
+    // select and gather (push-compaction). The general kernels: the baseline the specialised ones are measured against (same image bit for bit).
     // Counting paths per depth: RenderStats::paths_at_depth, the bench's queue fill; kernel timing: CUDA events
     // around every kernel (the per-kernel table), else the frame's only. Ray sorting: kernels/ray_order.h.
     static constexpr uint32_t kDefaultDrainBelow = 1u << 19;

@@ -249,31 +249,30 @@ std::string mib_text(uint64_t b) {
 // then the knobs o sets (SceneBuildOptions: the WP_BVH_* variables), each clamped to its range.
 BVHBuildOptions tree_options(const SceneBuildOptions& o, size_t n, bool all_spheres) {
     BVHBuildOptions bo;
-    // Leaves of up to 2 pay on large meshes (Sponza -14%, dragon -11%) but cost small scenes a level of nodes
-    // (the 18-primitive Cornell box +13%): up to 4 below 1024 primitives (profiling/LOG.md entry 8).
+    // Leaves of up to 2 pay on large meshes but cost small scenes a level of nodes: up to 4 below 1024 primitives;
+    // scenes of spheres alone take leaves of 1 (docs/DECISIONS.md: bvh-leaf-size). Same image either way.
     if (n < 1024) bo.max_leaf = 4;
-    // Scenes of spheres alone (RTIOW's 488) take leaves of 1: on the H200 their frame is 4% faster in the megakernel
-    // and 2% in the wavefront than with leaves of 4; leaves of 2 and 8 were slower (profiling/LOG.md entry 44).
-    // Counted on the host (profiling/experiments/traversal_counts.cpp), leaves of 4 had looked cheapest. Same image.
     if (n > 0 && all_spheres) bo.max_leaf = 1;
     // Spatial splits (SBVH) are on unless WP_BVH_SPLITS=0.
     bo.spatial_splits = o.spatial_splits.value_or(true);
-    // Builder knobs for traversal experiments (profiling/LOG.md): WP_BVH_BINS, WP_BVH_MAX_LEAF.
+    // Builder knobs for traversal experiments (the checked list WP_BVH_KNOBS, scene_build.h): WP_BVH_BINS,
+    // WP_BVH_MAX_LEAF (docs/DECISIONS.md: bvh-bins, bvh-leaf-size).
     if (o.bins) bo.bins = std::max(2, std::min(256, *o.bins));
     if (o.max_leaf) bo.max_leaf = uint32_t(std::max(1, std::min(16, *o.max_leaf)));
     // spatial splits' knobs (BVHBuildOptions::split_alpha, split_max_growth) and the reinsertion's batches
-    // (optimize_batches), for measurements (profiling/LOG.md entries 39-40)
+    // (optimize_batches), for measurements (docs/DECISIONS.md: split-alpha, split-growth, optimize-batches)
     if (o.split_alpha) bo.split_alpha = std::max(0.0f, *o.split_alpha);
     if (o.split_growth) bo.split_max_growth = std::max(1.0f, std::min(8.0f, *o.split_growth));
     if (o.optimize_batches) bo.optimize_batches = std::max(0, *o.optimize_batches);
     // spatial splits only where the object split's children overlap by 0.2 of the node's area (kDefaultSplitBeta),
-    // and the faster build's knobs (BVHBuildOptions::split_beta, split_min_refs, split_bins, threads): LOG.md entry 55
+    // and the faster build's knobs (BVHBuildOptions::split_beta, split_min_refs, split_bins, threads):
+    // docs/DECISIONS.md: split-beta
     bo.split_beta = kDefaultSplitBeta;
     if (o.split_min_refs) bo.split_min_refs = uint32_t(std::max(0, *o.split_min_refs));
     if (o.split_beta) bo.split_beta = std::max(0.0f, *o.split_beta);
-    // and only where a reference spans more than a quarter of the node (kDefaultSplitGamma, LOG.md entry 56)
+    // and only where a reference spans more than a quarter of the node (docs/DECISIONS.md: split-gamma)
     bo.split_gamma = o.split_gamma ? std::max(0.0f, *o.split_gamma) : kDefaultSplitGamma;
-    // 16 planes per axis for spatial splits (LOG.md entry 56)
+    // 16 planes per axis for spatial splits (docs/DECISIONS.md: split-bins)
     bo.split_bins = o.split_bins ? std::max(0, std::min(256, *o.split_bins)) : kDefaultSplitBins;
     if (o.threads) bo.threads = std::max(1, *o.threads);
     // the references' clipped boxes: not read by the scene's tree
@@ -405,9 +404,9 @@ uint64_t SceneBuilder::check_memory(const SceneBuildOptions& o, BVHBuildOptions&
     if (!o.memory_available) return forecast;
     const uint64_t available = o.memory_available();
     if (forecast <= available) return forecast;
-    // The forecast counts spatial splits at their whole reference budget, which many scenes do not spend (the
-    // dragon's build takes under half of it). The budget's least, no references added (within 6% of the dragon's
-    // measured build), decides whether the tree can be built at all; between the two, the budget is cut to what fits.
+    // The forecast counts spatial splits at their whole reference budget, which many scenes do not spend. The
+    // budget's least, no references added, decides whether the tree can be built at all; between the two, the budget
+    // is cut to what fits (docs/DECISIONS.md: memory-forecast).
     BVHBuildPlan lean = plan;
     lean.split_max_growth = 1.0f;
     std::string least_what;

@@ -24,9 +24,10 @@ struct BVHBuildStats {
     uint64_t measured_bytes = 0;
 };
 
-// The tree's build settings: the WP_BVH_* experiment knobs (profiling/LOG.md; README), read from the environment
-// once by the command layer (host/app: build_options_from_env) and passed down through LoadOptions to
-// SceneBuilder::build. An unset knob is the builder's choice for the scene (SceneBuilder::build says which).
+// The tree's build settings: the WP_BVH_* experiment knobs (docs/DECISIONS.md rows bvh-* and split-*; README),
+// read from the environment once by the command layer (host/app: build_options_from_env) and passed down through
+// LoadOptions to SceneBuilder::build. An unset knob is the builder's choice for the scene (SceneBuilder::build
+// says which).
 //
 // The knobs, listed once: from this list come SceneBuildOptions' members, their reading from the environment (each
 // value checked: a bad one is a usage error naming the variable and the value), their report (`--stats`' load line,

@@ -32,6 +32,11 @@ namespace {
 namespace tg = tinygltf;
 
 std::string S(long long i) { return std::to_string(i); }
+std::string G(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
 
 std::string trim_join(const std::string& s) {  // tinygltf's multi-line messages as one line
     std::istringstream in(s);
@@ -279,6 +284,12 @@ private:
     }
     void warn(const std::string& w) {
         if (std::find(out_.warnings.begin(), out_.warnings.end(), w) == out_.warnings.end()) out_.warnings.push_back(w);
+    }
+    // A factor glTF 2.0 keeps in [0, 1] (the specification's minimum and maximum): one outside is clamped, and said.
+    float unit_factor(const std::string& ptr, double v) {
+        const float c = glm::clamp(float(v), 0.0f, 1.0f);
+        if (v < 0.0 || v > 1.0) warn(ptr + ": " + G(v) + " is outside glTF's range [0, 1]: clamped to " + G(c));
+        return c;
     }
     static bool supported(const std::string& e) {
         return e == "KHR_materials_emissive_strength" || e == "KHR_materials_ior" || e == "KHR_materials_transmission";
@@ -566,18 +577,24 @@ private:
         if (bc.size() != 4) fail(pp + "/baseColorFactor", "expected 4 numbers");
         for (size_t i = 0; i < 4; ++i)
             if (!std::isfinite(bc[i])) fail(pp + "/baseColorFactor/" + S(i), "not a finite number");
-        d.base_color = glm::clamp(vec3(float(bc[0]), float(bc[1]), float(bc[2])), 0.0f, 1.0f);
+        for (int i = 0; i < 3; ++i) d.base_color[i] = unit_factor(pp + "/baseColorFactor/" + S(i), bc[size_t(i)]);
         if (!std::isfinite(pbr.metallicFactor)) fail(pp + "/metallicFactor", "not a finite number");
         if (!std::isfinite(pbr.roughnessFactor)) fail(pp + "/roughnessFactor", "not a finite number");
-        d.metallic = glm::clamp(float(pbr.metallicFactor), 0.0f, 1.0f);
-        d.roughness = glm::clamp(float(pbr.roughnessFactor), 0.0f, 1.0f);
+        d.metallic = unit_factor(pp + "/metallicFactor", pbr.metallicFactor);
+        d.roughness = unit_factor(pp + "/roughnessFactor", pbr.roughnessFactor);
         if (!std::isfinite(mt.normalTexture.scale)) fail(mp + "/normalTexture/scale", "not a finite number");
         d.normal_scale = float(mt.normalTexture.scale);
         const std::vector<double>& ef = mt.emissiveFactor;
         if (ef.size() != 3) fail(mp + "/emissiveFactor", "expected 3 numbers");
         for (size_t i = 0; i < 3; ++i)
             if (!std::isfinite(ef[i])) fail(mp + "/emissiveFactor/" + S(i), "not a finite number");
-        vec3 emissive = glm::max(vec3(float(ef[0]), float(ef[1]), float(ef[2])), vec3(0.0f));
+        // above 1 kept as given (an emission brighter than the specification's range, not clamped), below 0 said
+        vec3 emissive;
+        for (int i = 0; i < 3; ++i) {
+            emissive[i] = glm::max(float(ef[size_t(i)]), 0.0f);
+            if (ef[size_t(i)] < 0.0)
+                warn(mp + "/emissiveFactor/" + S(i) + ": " + G(ef[size_t(i)]) + " is negative: 0 used");
+        }
 
         double strength = 1.0, ior = 1.5, transmission = 0.0;
         bool has_ior = false;
