@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cctype>
 #include <fstream>
+#include <functional>
 #include <cmath>
 #include <sstream>
 #include "host/app/bench.h"
@@ -343,37 +344,29 @@ TEST(ErrorPlace, IntegerOutOfRangeSaysTheRange) {
               tungsten + ": /renderer/seed: -1 is out of range (an integer from 0 to 4294967295)");
 }
 
-// Issue 47's memory cases, refused before the memory is spent. ulimit -v (RLIMIT_AS) bounds host_memory() as the
-// host's free memory does (an allocation past it fails whatever the host has), and so every check that asks it: here
-// the subdivision's estimate of 200 triangles at levels 10 (79 GiB), refused under a limit of 512 MiB above what this
-// process maps, naming the file, the place, the estimate and the limit. In a child process (the limit is its own);
-// the child reports by its exit code.
-TEST(HostMemory, AddressSpaceLimitBoundsTheMemoryAvailable) {
-    const std::string scene = wp_test::source_dir() + "/tests/data/loopsubdiv-levels10.pbrt";
+// Issue 47's memory cases, each in a child process under an address-space limit (ulimit -v, RLIMIT_AS) `extra` bytes
+// above what the child maps (the limit is its own): `load` returns the child's exit code, 0 when the load failed with
+// a SceneMemoryError whose message `named` accepts (13: another message, printed; 14: another error; 15: it loaded;
+// 10: setrlimit failed). The parent gets that code.
+namespace {
+int load_under_address_limit(uint64_t extra, const std::function<int(uint64_t limit)>& check_limit,
+                             const std::function<void()>& load, const std::function<bool(const std::string&)>& named) {
     const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
+    if (pid < 0) return -1;
     if (pid == 0) {
         std::ifstream statm("/proc/self/statm");
         uint64_t pages = 0;
         statm >> pages;
-        const uint64_t limit = pages * uint64_t(sysconf(_SC_PAGESIZE)) + (512ull << 20);
+        const uint64_t limit = pages * uint64_t(sysconf(_SC_PAGESIZE)) + extra;
         rlimit rl{limit, limit};
         if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(10);
-        const HostMemory hm = host_memory();
-        if (hm.address_limit != limit) _exit(11);
-        if (hm.total > limit || hm.available > (512ull << 20)) _exit(12);
+        if (const int c = check_limit(limit)) _exit(c);
         try {
-            load_render_scene(scene, {}, load_options_from_env());
+            load();
         } catch (const SceneMemoryError& e) {
-            const std::string m = e.what();
-            const bool named = m.rfind(scene +
-                                           ":8:20: loopsubdiv: 10 levels of 200 triangles make 209715200 "
-                                           "triangles and 80506.1 MiB to subdivide and load (estimate)",
-                                       0) == 0 &&
-                               m.find("under ulimit -v (RLIMIT_AS) ") != std::string::npos &&
-                               m.find("nothing was subdivided") != std::string::npos;
-            if (!named) std::fprintf(stderr, "message: %s\n", m.c_str());
-            _exit(named ? 0 : 13);
+            const bool ok = named(e.what());
+            if (!ok) std::fprintf(stderr, "message: %s\n", e.what());
+            _exit(ok ? 0 : 13);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "not a SceneMemoryError: %s\n", e.what());
             _exit(14);
@@ -382,42 +375,47 @@ TEST(HostMemory, AddressSpaceLimitBoundsTheMemoryAvailable) {
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status)) << status;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit, 11-12: host_memory ignores the limit, 13: the message, 14: "
-                                         "another error, 15: loaded";
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + status;
+}
+}  // namespace
+
+// ulimit -v bounds host_memory() as the host's free memory does (an allocation past it fails whatever the host has),
+// and so every check that asks it: here the subdivision's estimate of 200 triangles at levels 10 (79 GiB), refused
+// under a limit of 512 MiB above what the process maps, naming the file, the place, the estimate and the limit.
+TEST(HostMemory, AddressSpaceLimitBoundsTheMemoryAvailable) {
+    const std::string scene = wp_test::source_dir() + "/tests/data/loopsubdiv-levels10.pbrt";
+    const int code = load_under_address_limit(
+        512ull << 20,
+        [](uint64_t limit) {
+            const HostMemory hm = host_memory();
+            if (hm.address_limit != limit) return 11;
+            if (hm.total > limit || hm.available > (512ull << 20)) return 12;
+            return 0;
+        },
+        [&] { load_render_scene(scene, {}, load_options_from_env()); },
+        [&](const std::string& m) {
+            return m.rfind(scene +
+                               ":8:20: loopsubdiv: 10 levels of 200 triangles make 209715200 "
+                               "triangles and 80506.1 MiB to subdivide and load (estimate)",
+                           0) == 0 &&
+                   m.find("under ulimit -v (RLIMIT_AS) ") != std::string::npos &&
+                   m.find("nothing was subdivided") != std::string::npos;
+        });
+    EXPECT_EQ(code, 0) << "10: setrlimit, 11-12: host_memory ignores the limit, 13: the message, 14: another error, "
+                          "15: loaded";
 }
 
 // A std::bad_alloc in a load is reported with the file and the phase (issue 47: a bare "error: std::bad_alloc"), as
-// a SceneMemoryError (exit code 3). In a child process under an address-space limit 48 MiB above what it maps, with
-// no memory check asked for (LoadOptions{}), so that the dragon's 500000 triangles run out while they are read.
+// a SceneMemoryError (exit code 3): under a limit 48 MiB above what the child maps, with no memory check asked for
+// (LoadOptions{}), so that the dragon's 500000 triangles run out while they are read.
 TEST(HostMemory, OutOfMemoryInALoadNamesTheFileAndThePhase) {
     const std::string scene = wp_test::source_dir() + "/scenes/dragon.json";
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        std::ifstream statm("/proc/self/statm");
-        uint64_t pages = 0;
-        statm >> pages;
-        const uint64_t limit = pages * uint64_t(sysconf(_SC_PAGESIZE)) + (48ull << 20);
-        rlimit rl{limit, limit};
-        if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(10);
-        try {
-            load_scene_json(scene, LoadOptions{});
-        } catch (const SceneMemoryError& e) {
-            const std::string m = e.what();
-            const bool named = m == scene +
-                                        ": out of memory while reading the scene (its parse, meshes, textures "
-                                        "and arrays, before the BVH is built)";
-            if (!named) std::fprintf(stderr, "message: %s\n", m.c_str());
-            _exit(named ? 0 : 13);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "not a SceneMemoryError: %s\n", e.what());
-            _exit(14);
-        }
-        _exit(15);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status)) << status;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit, 13: the message, 14: another error, 15: loaded";
+    const int code = load_under_address_limit(
+        48ull << 20, [](uint64_t) { return 0; }, [&] { load_scene_json(scene, LoadOptions{}); },
+        [&](const std::string& m) {
+            return m == scene +
+                            ": out of memory while reading the scene (its parse, meshes, textures "
+                            "and arrays, before the BVH is built)";
+        });
+    EXPECT_EQ(code, 0) << "10: setrlimit, 13: the message, 14: another error, 15: loaded";
 }

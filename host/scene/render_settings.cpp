@@ -14,15 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// "unknown key 'radus' (did you mean 'radius'?)", or the keys allowed.
-std::string unknown_key(const std::string& key, const std::set<std::string>& allowed) {
-    std::string best = nearest_name(key, std::vector<std::string>(allowed.begin(), allowed.end()));
-    if (!best.empty()) return "unknown key '" + key + "' (did you mean '" + best + "'?)";
-    std::string list;
-    for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    return "unknown key '" + key + "' (expected one of: " + list + ")";
-}
-
 #define WP_SETTING_INFO(K, member, name, init, def, lo, hi, note, flag, help) \
     {#name,                                                                   \
      SettingKind::WP_SETTING_KIND_##K,                                        \

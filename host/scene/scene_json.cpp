@@ -77,6 +77,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     return row[b.size()];
 }
 
+}  // namespace
+
 // "unknown key 'albdo' (did you mean 'albedo'?)", or the list of the keys allowed there.
 std::string unknown_key(const std::string& key, const std::set<std::string>& allowed) {
     std::string best = nearest_name(key, std::vector<std::string>(allowed.begin(), allowed.end()));
@@ -85,8 +87,6 @@ std::string unknown_key(const std::string& key, const std::set<std::string>& all
     for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
     return "unknown key '" + key + "' (expected one of: " + list + ")";
 }
-
-}  // namespace
 
 std::string nearest_name(const std::string& s, const std::vector<std::string>& names) {
     std::string best;

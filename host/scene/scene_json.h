@@ -1,6 +1,7 @@
 // Native scene format v1 (JSON). Errors name the file, the JSON pointer and the problem.
 #pragma once
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 #include <nlohmann/json_fwd.hpp>
@@ -76,6 +77,8 @@ std::string pointer_escape(const std::string& k);
 // The name of `names` nearest to `s` (edit distance, case-insensitive) when it is near enough to be a misspelling
 // of it, else "". For "did you mean" messages.
 std::string nearest_name(const std::string& s, const std::vector<std::string>& names);
+// "unknown key 'albdo' (did you mean 'albedo'?)", or the list of the keys allowed there (scene_json.cpp).
+std::string unknown_key(const std::string& key, const std::set<std::string>& allowed);
 
 // Complex IOR of a named conductor ("Cu", "Au", "Ag", "Al"); false for an unknown name.
 bool conductor_preset(const std::string& name, vec3& eta, vec3& k);
